@@ -1,0 +1,44 @@
+// Run-time CPU feature detection and the dispatch level shared by all kernels.
+#include "CKernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CK_X86 1
+#endif
+
+static ck_isa detect(void) {
+#if defined(CK_X86)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        return CK_ISA_AVX2_FMA;
+    }
+    return CK_ISA_PORTABLE;
+#elif defined(__aarch64__)
+    return CK_ISA_NEON; // Advanced SIMD is mandatory on AArch64.
+#else
+    return CK_ISA_PORTABLE;
+#endif
+}
+
+// -1 means "not decided yet"; reads and writes are plain ints (benign: every thread computes
+// the same detected value, and overrides happen only in tests before kernels run).
+static volatile int g_active = -1;
+
+ck_isa ck_detected_isa(void) {
+    static volatile int detected = -1;
+    if (detected < 0) detected = (int)detect();
+    return (ck_isa)detected;
+}
+
+ck_isa ck_active_isa(void) {
+    if (g_active < 0) g_active = (int)ck_detected_isa();
+    return (ck_isa)g_active;
+}
+
+int ck_set_isa(ck_isa isa) {
+    ck_isa best = ck_detected_isa();
+    if (isa == CK_ISA_PORTABLE || isa == best) {
+        g_active = (int)isa;
+        return 1;
+    }
+    return 0;
+}

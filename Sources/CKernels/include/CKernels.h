@@ -1,0 +1,38 @@
+// CKernels: the hot loops of VisionTasks, in C.
+//
+// Every kernel has a portable C version and, where it pays, an AVX2/FMA version
+// (compiled with __attribute__((target("avx2,fma"))), so no special compiler flags are needed)
+// and a NEON version on arm64. The version is chosen at run time from the CPU's features;
+// tests can force one with ck_set_isa() to check each against the portable one.
+#ifndef VISIONTASKS_CKERNELS_H
+#define VISIONTASKS_CKERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Instruction-set levels a kernel can be specialised for.
+typedef enum ck_isa {
+    CK_ISA_PORTABLE = 0,
+    CK_ISA_AVX2_FMA = 1,
+    CK_ISA_NEON = 2,
+} ck_isa;
+
+/// The best level this CPU supports.
+ck_isa ck_detected_isa(void);
+
+/// The level kernels currently dispatch to (the detected one unless overridden).
+ck_isa ck_active_isa(void);
+
+/// Overrides the dispatch level (tests use this to compare versions). A level the CPU
+/// does not support is refused: returns 0 and changes nothing; returns 1 on success.
+int ck_set_isa(ck_isa isa);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,8 @@
+import VisionTasks
+import XCTest
+
+final class RunningModeTests: XCTestCase {
+    func testNamesMatchMediaPipe() {
+        XCTAssertEqual(RunningMode.allCases.map(\.description), ["image", "video", "liveStream"])
+    }
+}
