@@ -35,4 +35,7 @@ int ck_set_isa(ck_isa isa);
 }
 #endif
 
+// Kernel headers (one per kernel family) are part of this module.
+#include "ck_image_to_tensor.h"
+
 #endif
