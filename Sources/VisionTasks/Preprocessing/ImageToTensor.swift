@@ -26,6 +26,18 @@ package enum ImageToTensor {
         _ image: ImagePixels, region: NormalizedRect?, options: ImageToTensorOptions,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> ImageToTensorTransform {
+        let transform = try transform(
+            imageWidth: image.width, imageHeight: image.height, region: region, options: options)
+        try warp(image, roi: transform.roi, options: options, into: output)
+        return transform
+    }
+
+    /// Warps the pixel region `roi` (already padded, as in `ImageToTensorTransform.roi`) into
+    /// `output` with the options' size, border and range; no letterbox padding is added here.
+    package static func warp(
+        _ image: ImagePixels, roi: RotatedRect, options: ImageToTensorOptions,
+        into output: UnsafeMutableBufferPointer<Float>
+    ) throws {
         let w = options.outputWidth, h = options.outputHeight
         guard w > 0, h > 0, w <= 32767, h <= 32767 else {
             throw TasksError.invalidArgument(
@@ -39,30 +51,28 @@ package enum ImageToTensor {
             throw TasksError.invalidArgument(
                 "Invalid output range: min \(options.rangeMin) must be below max \(options.rangeMax).")
         }
-        let transform = try transform(
-            imageWidth: image.width, imageHeight: image.height, region: region, options: options)
         guard
-            let inverse = PerspectiveTransform.cropMatrix(
-                roi: transform.roi, outputWidth: w, outputHeight: h)
+            let inverse = PerspectiveTransform.cropMatrix(roi: roi, outputWidth: w, outputHeight: h)
         else {
             throw TasksError.invalidArgument(
-                "The region \(transform.roi) cannot be mapped onto a \(w)×\(h) tensor (degenerate transform).")
+                "The region \(roi) cannot be mapped onto a \(w)×\(h) tensor (degenerate transform).")
         }
         let (scale, offset) = options.valueTransform
         guard let base = image.bytes.baseAddress else {
             throw TasksError.invalidArgument("Image buffer is empty.")
         }
+        let border =
+            options.borderMode == .zero
+            ? Int32(CK_BORDER_ZERO.rawValue) : Int32(CK_BORDER_REPLICATE.rawValue)
         let status = inverse.withUnsafeBufferPointer { m in
             ck_warp_perspective_u8_to_f32(
                 base.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
-                image.bytesPerRow, Int32(image.channels), m.baseAddress,
-                options.borderMode == .zero ? Int32(CK_BORDER_ZERO.rawValue) : Int32(CK_BORDER_REPLICATE.rawValue),
-                scale, offset, outBase, Int32(w), Int32(h))
+                image.bytesPerRow, Int32(image.channels), m.baseAddress, border, scale, offset,
+                outBase, Int32(w), Int32(h))
         }
         guard status == Int32(CK_WARP_OK) else {
             throw TasksError.internalError("Image-to-tensor warp rejected its arguments (code \(status)).")
         }
-        return transform
     }
 
     /// The same, returning a new array.

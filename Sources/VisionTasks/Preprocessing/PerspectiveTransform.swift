@@ -23,9 +23,16 @@ package enum PerspectiveTransform {
     }
 
     /// `cv::getPerspectiveTransform(src, dst, DECOMP_LU)`: the matrix mapping the 4 source
-    /// points to the 4 destination points (row-major, m[8] = 1), from an 8×8 system solved by
-    /// Gaussian elimination with partial pivoting. Returns nil when the system is singular
-    /// (OpenCV ≥ 4.11 then falls back to an SVD solution, not reproduced here).
+    /// points to the 4 destination points (row-major, m[8] = 1), from an 8×8 linear system.
+    ///
+    /// OpenCV hands DECOMP_LU systems to LAPACK when it is built with it, as MediaPipe's and
+    /// the PyPI builds are (`lapack_LU64f` → `dgesv`), so the system is solved here the way
+    /// reference LAPACK's `dgesv` does (see `solveLikeLAPACK`). This matters: for crops whose
+    /// scale puts source coordinates exactly halfway between two 1/32-pixel steps (the palm
+    /// detector's letterbox for images whose long side is ≡ 3 mod 6), the last bit of the
+    /// matrix decides the rounding, and OpenCV's own non-LAPACK LU gives visibly different
+    /// landmarks there (checked against MediaPipe, see docs/pipelines.md).
+    /// Returns nil when the system is singular.
     package static func perspectiveTransform(
         from src: [(x: Float, y: Float)], to dst: [(x: Float, y: Float)]
     ) -> [Double]? {
@@ -47,40 +54,99 @@ package enum PerspectiveTransform {
             b[i] = Double(dst[i].x)
             b[i + 4] = Double(dst[i].y)
         }
-        guard solveLU(&a, &b, n: 8) else { return nil }
+        guard solveLikeLAPACK(&a, &b, n: 8) else { return nil }
         return b + [1]
     }
 
-    /// OpenCV's `hal::LU64f` (LUImpl<double>, eps = 100·DBL_EPSILON) solving A·x = b in place:
-    /// b receives x. Returns false for a singular matrix.
-    static func solveLU(_ a: inout [Double], _ b: inout [Double], n: Int) -> Bool {
-        let eps = Double.ulpOfOne * 100
-        for i in 0..<n {
-            var k = i
-            for j in (i + 1)..<max(i + 1, n) where abs(a[j * n + i]) > abs(a[k * n + i]) {
-                k = j
-            }
-            if abs(a[k * n + i]) < eps { return false }
-            if k != i {
-                for j in i..<n { a.swapAt(i * n + j, k * n + j) }
-                b.swapAt(i, k)
-            }
-            let d = -1 / a[i * n + i]
-            for j in (i + 1)..<max(i + 1, n) {
-                let alpha = a[j * n + i] * d
-                for c in (i + 1)..<max(i + 1, n) {
-                    a[j * n + c] += alpha * a[i * n + c]
-                }
-                b[j] += alpha * b[i]
-            }
-            a[i * n + i] = -d
+    /// Solves A·x = b (A row-major n×n, b receives x) with the operations of reference
+    /// LAPACK's `dgesv` for small n: `dgetrf2` (recursive LU with partial pivoting: IDAMAX
+    /// pivot, column scaled by the pivot's reciprocal, left half factored, row swaps applied,
+    /// `dtrsm` for the top right block, `dgemm` rank updates one column of the left block at a
+    /// time, right half factored), then `dgetrs` (row swaps, unit-lower forward substitution,
+    /// upper backward substitution dividing by the diagonal). Returns false when a pivot is 0.
+    static func solveLikeLAPACK(_ a: inout [Double], _ b: inout [Double], n: Int) -> Bool {
+        var pivots = [Int](repeating: 0, count: n)
+        guard factorLikeDGETRF2(&a, n: n, row: 0, col: 0, rows: n, cols: n, pivots: &pivots) else {
+            return false
         }
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            var s = b[i]
-            for c in (i + 1)..<max(i + 1, n) {
-                s -= a[i * n + c] * b[c]
+        for i in 0..<n where pivots[i] != i { b.swapAt(i, pivots[i]) }
+        for k in 0..<n where b[k] != 0 {
+            for i in (k + 1)..<max(k + 1, n) { b[i] = b[i] - b[k] * a[i * n + k] }
+        }
+        for k in stride(from: n - 1, through: 0, by: -1) where b[k] != 0 {
+            b[k] = b[k] / a[k * n + k]
+            for i in 0..<k { b[i] = b[i] - b[k] * a[i * n + k] }
+        }
+        return true
+    }
+
+    /// `dgetrf2` on the block of `rows` × `cols` at (row, col) of the n×n matrix `a`.
+    /// `pivots` (rows of the block) receives, per block column, the block row swapped in.
+    private static func factorLikeDGETRF2(
+        _ a: inout [Double], n: Int, row r0: Int, col c0: Int, rows m: Int, cols nc: Int,
+        pivots: inout [Int]
+    ) -> Bool {
+        @inline(__always) func at(_ r: Int, _ c: Int) -> Int { (r0 + r) * n + (c0 + c) }
+        if nc == 1 {
+            var p = 0
+            for i in 1..<max(1, m) where abs(a[at(i, 0)]) > abs(a[at(p, 0)]) { p = i }
+            pivots[0] = p
+            guard a[at(p, 0)] != 0 else { return false }
+            if p != 0 { a.swapAt(at(0, 0), at(p, 0)) }
+            if abs(a[at(0, 0)]) >= Double.leastNormalMagnitude {
+                let reciprocal = 1.0 / a[at(0, 0)]
+                for i in 1..<max(1, m) { a[at(i, 0)] = a[at(i, 0)] * reciprocal }
+            } else {
+                for i in 1..<max(1, m) { a[at(i, 0)] = a[at(i, 0)] / a[at(0, 0)] }
             }
-            b[i] = s * a[i * n + i]
+            return true
+        }
+        if m == 1 {
+            pivots[0] = 0
+            return a[at(0, 0)] != 0
+        }
+        let n1 = min(m, nc) / 2
+        let n2 = nc - n1
+        var left = [Int](repeating: 0, count: n1)
+        guard factorLikeDGETRF2(&a, n: n, row: r0, col: c0, rows: m, cols: n1, pivots: &left) else {
+            return false
+        }
+        for i in 0..<n1 {
+            pivots[i] = left[i]
+            if left[i] != i {
+                for c in n1..<nc { a.swapAt(at(i, c), at(left[i], c)) }
+            }
+        }
+        // A12 ← L11⁻¹·A12 (unit lower, column by column).
+        for j in 0..<n2 {
+            for k in 0..<n1 {
+                let bk = a[at(k, n1 + j)]
+                if bk == 0 { continue }
+                for i in (k + 1)..<max(k + 1, n1) {
+                    a[at(i, n1 + j)] = a[at(i, n1 + j)] - bk * a[at(i, k)]
+                }
+            }
+        }
+        // A22 ← A22 − A21·A12, one column of A21 at a time.
+        for j in 0..<n2 {
+            for l in 0..<n1 {
+                let temp = -a[at(l, n1 + j)]
+                for i in 0..<(m - n1) {
+                    a[at(n1 + i, n1 + j)] = a[at(n1 + i, n1 + j)] + temp * a[at(n1 + i, l)]
+                }
+            }
+        }
+        var right = [Int](repeating: 0, count: min(m - n1, n2))
+        guard
+            factorLikeDGETRF2(
+                &a, n: n, row: r0 + n1, col: c0 + n1, rows: m - n1, cols: n2, pivots: &right)
+        else { return false }
+        for i in right.indices {
+            let p = right[i] + n1
+            pivots[n1 + i] = p
+            if p != n1 + i {
+                for c in 0..<n1 { a.swapAt(at(n1 + i, c), at(p, c)) }
+            }
         }
         return true
     }
