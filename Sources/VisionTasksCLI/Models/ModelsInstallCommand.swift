@@ -23,6 +23,7 @@ struct ModelsInstallCommand: ParsableCommand {
         let installer = ModelInstaller(python: python ?? ModelInstaller.defaultPython)
         let quiet = self.quiet
         let report = try installer.install(into: folder) { event in
+            if case .alreadyInstalled = event { return }
             if !quiet { print(event) }
         }
         if !quiet {
