@@ -184,16 +184,19 @@ public final class VideoReader: Sequence, AsyncSequence {
     }
 
     private func reportDamage() throws {
+        let undecoded = decodeErrors > 0 ? "; \(decodeErrors) packet(s) could not be decoded (\(lastDecodeError))" : ""
+        if let readError {
+            throw MediaError(source: path, reason: .truncated("reading stopped after \(nextIndex) frame(s): \(readError)\(undecoded)"))
+        }
+        // MP4/MOV index every frame up front, so fewer frames than declared means the data was cut.
+        if let declared = info.declaredFrameCount, info.containerName.contains("mp4") || info.containerName.contains("mov"),
+           nextIndex < declared {
+            throw MediaError(source: path, reason: .truncated(
+                "the file declares \(declared) frames, only \(nextIndex) could be read\(undecoded)"))
+        }
         if decodeErrors > 0 {
             throw MediaError(source: path, reason: .corrupt(
                 "\(decodeErrors) packet(s) could not be decoded (\(lastDecodeError)); \(nextIndex) frame(s) decoded"))
-        }
-        if let readError {
-            throw MediaError(source: path, reason: .truncated("reading stopped after \(nextIndex) frame(s): \(readError)"))
-        }
-        if let declared = info.declaredFrameCount, info.containerName.contains("mp4") || info.containerName.contains("mov"),
-           nextIndex < declared {
-            throw MediaError(source: path, reason: .truncated("the file declares \(declared) frames, only \(nextIndex) could be read"))
         }
         if nextIndex == 0 {
             throw MediaError(source: path, reason: .videoDecoding("no frame could be decoded"))
