@@ -144,9 +144,10 @@ public struct PixelBuffer: Sendable, Equatable {
         return PixelBuffer(unchecked: outWidth, height: outHeight, format: source.format, bytesPerRow: outRow, bytes: out)
     }
 
-    /// A tightly packed copy (rows without padding); `self` when already packed.
+    /// A tightly packed copy (rows without padding, no bytes after the last row); `self` when
+    /// already packed.
     public func packed() -> PixelBuffer {
-        if isContiguous { return self }
+        if isContiguous, bytes.count == width * height * format.bytesPerPixel { return self }
         if format.isBiPlanar { return convertedToRGB8() }
         let rowBytes = width * format.bytesPerPixel
         var out = [UInt8](repeating: 0, count: rowBytes * height)
