@@ -7,6 +7,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
         commandName: "vision-tasks",
         abstract: "MediaPipe hand landmarks, gestures and body pose on images and videos.",
         subcommands: [
+            MediaCommand.self,
             ModelsCommand.self,
         ]
     )

@@ -35,4 +35,8 @@ int ck_set_isa(ck_isa isa);
 }
 #endif
 
+// Kernel families (each in its own header; this umbrella header makes them one module).
+#include "ck_pixels.h"
+#include "ck_jpeg.h"
+
 #endif
