@@ -58,7 +58,8 @@ public struct TaskBundle: Sendable {
     }
 
     /// Reads a bundle from its bytes (e.g. a `.task` embedded in an app's resources).
-    /// `name` is used in error messages.
+    /// `name` is used in error messages. The bytes are written to a temporary file while they are
+    /// read (ZIPFoundation reads untrusted archives safely only from files), then it is removed.
     public init(bytes: [UInt8], name: String = "bytes", limits: Limits = Limits()) throws {
         try self.init(bytes: bytes, name: name, limits: limits, depth: 0)
     }
