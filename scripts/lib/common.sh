@@ -33,26 +33,30 @@ vt_deb_installed() {
 
 vt_python() { printf '%s' "${VISION_TASKS_PYTHON:-python3}"; }
 
-# The system packages: pkg-config, the JPEG, PNG and FFmpeg development files, and pip (for the
-# model installer). Nothing is installed when they are all there.
+# The system packages: pkg-config, the JPEG, PNG and FFmpeg development files, pip (for the model
+# installer) and git (for SwiftPM). Nothing is installed when they are all there.
 vt_ensure_system_packages() {
     local modules=(libjpeg libpng libavformat libavcodec libswscale libavutil)
-    local libraries_ok=1 pip_ok=1
+    local libraries_ok=1 pip_ok=1 git_ok=1
+    # SwiftPM fetches the package's dependencies with git.
+    command -v git >/dev/null 2>&1 || git_ok=0
     if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "${modules[@]}" 2>/dev/null; then
         libraries_ok=0
     fi
     if ! "$(vt_python)" -m pip --version >/dev/null 2>&1; then
         pip_ok=0
     fi
-    [ "$libraries_ok" -eq 1 ] && [ "$pip_ok" -eq 1 ] && return 0
+    [ "$libraries_ok" -eq 1 ] && [ "$pip_ok" -eq 1 ] && [ "$git_ok" -eq 1 ] && return 0
 
     if ! command -v apt-get >/dev/null 2>&1; then
+        [ "$git_ok" -eq 1 ] || vt_die "git is not installed (SwiftPM needs it to fetch dependencies)"
         [ "$libraries_ok" -eq 1 ] || vt_die "missing development libraries (pkg-config modules: ${modules[*]}); install pkg-config, libjpeg-turbo, libpng and FFmpeg with their headers"
         vt_die "$(vt_python) has no pip; install pip or set VISION_TASKS_PYTHON to a Python that has it"
     fi
 
     local wanted=(pkg-config libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev)
     [ "$pip_ok" -eq 1 ] || wanted+=(python3-pip)
+    [ "$git_ok" -eq 1 ] || wanted+=(git ca-certificates)
     local missing=() package
     for package in "${wanted[@]}"; do
         vt_deb_installed "$package" || missing+=("$package")
@@ -76,11 +80,17 @@ vt_build() {
     swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" >&2
 }
 
+# The built tool (asks SwiftPM once, then remembers).
+VT_TOOL=""
 vt_tool() {
-    printf '%s/vision-tasks' "$(swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --show-bin-path)"
+    if [ -z "$VT_TOOL" ]; then
+        VT_TOOL="$(swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/vision-tasks"
+    fi
+    printf '%s' "$VT_TOOL"
 }
 
 # Installs the models (does nothing when they are installed and intact).
 vt_install_models() {
-    "$(vt_tool)" models install >&2
+    vt_tool >/dev/null
+    "$VT_TOOL" models install >&2
 }
