@@ -35,7 +35,9 @@ int ck_set_isa(ck_isa isa);
 }
 #endif
 
-// Kernel headers (one per kernel family) are part of this module.
+// Kernel families (each in its own header; this umbrella header makes them one module).
+#include "ck_pixels.h"
+#include "ck_jpeg.h"
 #include "ck_image_to_tensor.h"
 
 #endif
