@@ -152,3 +152,19 @@ final class ImageToTensorTests: XCTestCase {
         0, 0, 0x3ff0_0000_0000_0000,
     ]
 }
+
+import MediaIO
+
+final class PixelBufferBridgeTests: XCTestCase {
+    func testPixelBuffersAreViewedWithTheirStride() throws {
+        let rgb = try PixelBuffer(width: 2, height: 1, format: .rgb8)
+        let count = try ImagePixels.withPixels(of: rgb) { view -> Int in
+            XCTAssertEqual(view.channels, 3)
+            XCTAssertEqual(view.width, 2)
+            return view.bytes.count
+        }
+        XCTAssertGreaterThanOrEqual(count, 6)
+        let gray = try PixelBuffer(width: 2, height: 1, format: .gray8)
+        XCTAssertThrowsError(try ImagePixels.withPixels(of: gray) { _ in () })
+    }
+}
