@@ -7,8 +7,9 @@ package struct ProjectionMatrix: Sendable, Hashable {
     /// Row-major values.
     package var values: [Float]
 
-    package init(values: [Float]) {
-        precondition(values.count == 16, "a 4x4 matrix has 16 values")
+    /// A matrix from 16 row-major values; nil for any other count.
+    package init?(values: [Float]) {
+        guard values.count == 16 else { return nil }
         self.values = values
     }
 

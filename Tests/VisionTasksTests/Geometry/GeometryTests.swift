@@ -107,6 +107,8 @@ final class GeometryTests: XCTestCase {
         XCTAssertEqual(out.x, 0.3, accuracy: 1e-6)
         XCTAssertEqual(out.y, 0.6, accuracy: 1e-6)
         XCTAssertEqual(out.z, 0.2, accuracy: 1e-6)
+        XCTAssertNil(ProjectionMatrix(values: [1, 2, 3]))
+        XCTAssertNil(ProjectionMatrix(values: [Float](repeating: 0, count: 16))?.inverted())  // singular
         let inverse = try? XCTUnwrap(m.inverted())
         let back = inverse?.projectXY(0.3, 0.6)
         XCTAssertEqual(back?.x ?? -1, 0.5, accuracy: 1e-5)
