@@ -38,5 +38,6 @@ int ck_set_isa(ck_isa isa);
 // Kernel families (each in its own header; this umbrella header makes them one module).
 #include "ck_pixels.h"
 #include "ck_jpeg.h"
+#include "ck_image_to_tensor.h"
 
 #endif
