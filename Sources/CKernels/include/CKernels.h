@@ -35,4 +35,7 @@ int ck_set_isa(ck_isa isa);
 }
 #endif
 
+// The interpreter's neural-network kernels and thread pool.
+#include "ck_nn.h"
+
 #endif

@@ -1,0 +1,239 @@
+// Convolution as matrix multiplication: a 6 x 16 register-blocked microkernel over weights
+// packed once at load time, used directly for 1x1 convolutions / fully connected layers and
+// through an indirection buffer (one pointer per output pixel and kernel tap) for general
+// convolutions, so no im2col copy is made.
+#include "ck_internal.h"
+
+#define MR CK_GEMM_MR
+#define NR CK_GEMM_NR
+
+size_t ck_conv_packed_size(size_t output_channels, size_t taps, size_t input_channels) {
+    size_t panels = (output_channels + NR - 1) / NR;
+    return panels * NR * (1 + taps * input_channels);
+}
+
+void ck_conv_pack(size_t n, size_t taps, size_t k, const float *weights, const float *bias,
+                  float *packed) {
+    size_t panels = (n + NR - 1) / NR;
+    size_t kk = taps * k;
+    for (size_t p = 0; p < panels; p++) {
+        float *dst = packed + p * NR * (1 + kk);
+        for (size_t j = 0; j < NR; j++) {
+            size_t o = p * NR + j;
+            dst[j] = (o < n && bias != NULL) ? bias[o] : 0.0f;
+        }
+        dst += NR;
+        for (size_t r = 0; r < kk; r++) {
+            for (size_t j = 0; j < NR; j++) {
+                size_t o = p * NR + j;
+                dst[r * NR + j] = o < n ? weights[o * kk + r] : 0.0f;
+            }
+        }
+    }
+}
+
+/// One microkernel call: rows[i * row_stride + t] is the input of output row i at tap t
+/// (i < MR; rows past `mr` repeat the last valid row and are not stored).
+typedef void (*ukernel_fn)(size_t mr, size_t nr, size_t k, size_t taps, const float *const *rows,
+                           size_t row_stride, const float *w, float *c, size_t c_stride,
+                           float lo, float hi, const float *prelu);
+
+static void ukernel_portable(size_t mr, size_t nr, size_t k, size_t taps,
+                             const float *const *rows, size_t row_stride, const float *w,
+                             float *c, size_t c_stride, float lo, float hi, const float *prelu) {
+    float acc[MR][NR];
+    for (size_t i = 0; i < MR; i++) {
+        for (size_t j = 0; j < NR; j++) acc[i][j] = w[j];
+    }
+    w += NR;
+    for (size_t t = 0; t < taps; t++) {
+        const float *a[MR];
+        for (size_t i = 0; i < MR; i++) a[i] = rows[CK_MIN(i, mr - 1) * row_stride + t];
+        for (size_t p = 0; p < k; p++) {
+            for (size_t i = 0; i < MR; i++) {
+                float av = a[i][p];
+                for (size_t j = 0; j < NR; j++) acc[i][j] += av * w[j];
+            }
+            w += NR;
+        }
+    }
+    for (size_t i = 0; i < mr; i++) {
+        float *out = c + i * c_stride;
+        for (size_t j = 0; j < nr; j++) out[j] = ck_activate(acc[i][j], lo, hi, prelu, j);
+    }
+}
+
+#if defined(CK_HAVE_X86)
+CK_AVX2 static inline __m256 activate8(__m256 v, __m256 lo, __m256 hi, const float *prelu,
+                                       __m256i mask, int full) {
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    if (prelu != NULL) {
+        __m256 slope = full ? _mm256_loadu_ps(prelu) : _mm256_maskload_ps(prelu, mask);
+        __m256 neg = _mm256_mul_ps(v, slope);
+        v = _mm256_blendv_ps(v, neg, v); // sign bit set -> negative -> take v * slope
+    }
+    return v;
+}
+
+CK_AVX2 static void ukernel_avx2(size_t mr, size_t nr, size_t k, size_t taps,
+                                 const float *const *rows, size_t row_stride, const float *w,
+                                 float *c, size_t c_stride, float lo, float hi,
+                                 const float *prelu) {
+    __m256 c00 = _mm256_loadu_ps(w), c01 = _mm256_loadu_ps(w + 8);
+    __m256 c10 = c00, c11 = c01, c20 = c00, c21 = c01;
+    __m256 c30 = c00, c31 = c01, c40 = c00, c41 = c01, c50 = c00, c51 = c01;
+    w += NR;
+    for (size_t t = 0; t < taps; t++) {
+        const float *a0 = rows[0 * row_stride + t];
+        const float *a1 = rows[CK_MIN(1, mr - 1) * row_stride + t];
+        const float *a2 = rows[CK_MIN(2, mr - 1) * row_stride + t];
+        const float *a3 = rows[CK_MIN(3, mr - 1) * row_stride + t];
+        const float *a4 = rows[CK_MIN(4, mr - 1) * row_stride + t];
+        const float *a5 = rows[CK_MIN(5, mr - 1) * row_stride + t];
+        for (size_t p = 0; p < k; p++) {
+            const __m256 b0 = _mm256_loadu_ps(w), b1 = _mm256_loadu_ps(w + 8);
+            w += NR;
+            __m256 va = _mm256_broadcast_ss(a0 + p);
+            c00 = _mm256_fmadd_ps(va, b0, c00);
+            c01 = _mm256_fmadd_ps(va, b1, c01);
+            va = _mm256_broadcast_ss(a1 + p);
+            c10 = _mm256_fmadd_ps(va, b0, c10);
+            c11 = _mm256_fmadd_ps(va, b1, c11);
+            va = _mm256_broadcast_ss(a2 + p);
+            c20 = _mm256_fmadd_ps(va, b0, c20);
+            c21 = _mm256_fmadd_ps(va, b1, c21);
+            va = _mm256_broadcast_ss(a3 + p);
+            c30 = _mm256_fmadd_ps(va, b0, c30);
+            c31 = _mm256_fmadd_ps(va, b1, c31);
+            va = _mm256_broadcast_ss(a4 + p);
+            c40 = _mm256_fmadd_ps(va, b0, c40);
+            c41 = _mm256_fmadd_ps(va, b1, c41);
+            va = _mm256_broadcast_ss(a5 + p);
+            c50 = _mm256_fmadd_ps(va, b0, c50);
+            c51 = _mm256_fmadd_ps(va, b1, c51);
+        }
+    }
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+    if (nr == NR) {
+        const __m256i all = _mm256_set1_epi32(-1);
+        for (size_t i = 0; i < mr; i++) {
+            float *out = c + i * c_stride;
+            _mm256_storeu_ps(out, activate8(acc[i][0], vlo, vhi, prelu, all, 1));
+            _mm256_storeu_ps(out + 8, activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, all, 1));
+        }
+    } else {
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr), lane);
+        const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr - 8), lane);
+        for (size_t i = 0; i < mr; i++) {
+            float *out = c + i * c_stride;
+            _mm256_maskstore_ps(out, m0, activate8(acc[i][0], vlo, vhi, prelu, m0, 0));
+            if (nr > 8) {
+                _mm256_maskstore_ps(out + 8, m1,
+                                    activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, m1, 0));
+            }
+        }
+    }
+}
+#endif
+
+static ukernel_fn select_ukernel(void) {
+#if defined(CK_HAVE_X86)
+    if (ck_use_avx2()) return ukernel_avx2;
+#endif
+    return ukernel_portable;
+}
+
+/// The shared driver: tiles of MR rows x NR columns, ordered so that the larger operand is
+/// streamed once and the smaller one is re-read from cache.
+typedef struct gemm_job {
+    ukernel_fn kernel;
+    size_t m, n, k, taps;
+    // Direct rows (indirection == NULL) or an indirection buffer.
+    const float *a;
+    size_t a_stride;
+    const float *const *indirection;
+    const float *packed;
+    float *c;
+    size_t c_stride;
+    float lo, hi;
+    const float *prelu;
+    size_t m_tiles, n_tiles;
+    int m_outer;
+} gemm_job;
+
+static void gemm_range(void *context, size_t begin, size_t end) {
+    const gemm_job *job = (const gemm_job *)context;
+    const size_t panel = NR * (1 + job->taps * job->k);
+    for (size_t tile = begin; tile < end; tile++) {
+        size_t mi, nj;
+        if (job->m_outer) {
+            mi = tile / job->n_tiles;
+            nj = tile % job->n_tiles;
+        } else {
+            nj = tile / job->m_tiles;
+            mi = tile % job->m_tiles;
+        }
+        size_t m0 = mi * MR, n0 = nj * NR;
+        size_t mr = CK_MIN(MR, job->m - m0), nr = CK_MIN(NR, job->n - n0);
+        const float *const *rows;
+        size_t row_stride;
+        const float *direct[MR];
+        if (job->indirection != NULL) {
+            rows = job->indirection + m0 * job->taps;
+            row_stride = job->taps;
+        } else {
+            for (size_t i = 0; i < MR; i++) direct[i] = job->a + (m0 + CK_MIN(i, mr - 1)) * job->a_stride;
+            rows = direct;
+            row_stride = 1;
+        }
+        job->kernel(mr, nr, job->k, job->taps, rows, row_stride, job->packed + nj * panel,
+                    job->c + m0 * job->c_stride + n0, job->c_stride, job->lo, job->hi,
+                    job->prelu ? job->prelu + n0 : NULL);
+    }
+}
+
+static void run_gemm(gemm_job *job, ck_threadpool *pool) {
+    if (job->m == 0 || job->n == 0) return;
+    job->kernel = select_ukernel();
+    job->m_tiles = (job->m + MR - 1) / MR;
+    job->n_tiles = (job->n + NR - 1) / NR;
+    size_t a_bytes = job->m * job->k * job->taps;
+    size_t w_bytes = job->n * job->k * job->taps;
+    job->m_outer = a_bytes >= w_bytes;
+    ck_parallel_for(pool, job->m_tiles * job->n_tiles, gemm_range, job);
+}
+
+void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {
+    gemm_job job = {0};
+    job.m = p->m;
+    job.n = p->n;
+    job.k = p->k;
+    job.taps = 1;
+    job.a = p->a;
+    job.a_stride = p->a_stride;
+    job.packed = p->packed;
+    job.c = p->c;
+    job.c_stride = p->c_stride;
+    job.lo = p->out_min;
+    job.hi = p->out_max;
+    job.prelu = p->prelu;
+    run_gemm(&job, pool);
+}
+
+void ck_igemm(const ck_igemm_params *p, ck_threadpool *pool) {
+    gemm_job job = {0};
+    job.m = p->m;
+    job.n = p->n;
+    job.k = p->k;
+    job.taps = p->taps;
+    job.indirection = p->indirection;
+    job.packed = p->packed;
+    job.c = p->c;
+    job.c_stride = p->c_stride;
+    job.lo = p->out_min;
+    job.hi = p->out_max;
+    job.prelu = p->prelu;
+    run_gemm(&job, pool);
+}
