@@ -28,16 +28,25 @@ public final class Interpreter {
     private let pool: WorkerPool
     private let inputPointers: [UnsafeMutablePointer<Float>]
     private let outputPointers: [UnsafeMutablePointer<Float>]
+    private let memory: TensorMemory
 
     /// Prepares an interpreter for `model`.
     /// - Throws: `InterpreterError`.
-    public init(model: Model, options: Options = Options()) throws {
+    public convenience init(model: Model, options: Options = Options()) throws {
+        try self.init(model: model, options: options, preservingAllTensors: false)
+    }
+
+    /// `preservingAllTensors` gives every tensor its own memory so that `tensorValues(_:)` can
+    /// read any of them after `invoke()` (for debugging against another runtime).
+    init(model: Model, options: Options, preservingAllTensors: Bool) throws {
         guard options.threadCount >= 1 else { throw InterpreterError.invalidThreadCount(options.threadCount) }
         self.model = model
         self.options = options
         let program = model.program
-        arena = AlignedBuffer(byteCount: program.plan.size)
-        let memory = TensorMemory(arena: arena.raw, plan: program.plan, constants: program.runtimeConstants)
+        let plan = preservingAllTensors ? program.plan.unshared : program.plan
+        arena = AlignedBuffer(byteCount: plan.size)
+        let memory = TensorMemory(arena: arena.raw, plan: plan, constants: program.runtimeConstants)
+        self.memory = memory
         operations = try program.operations.map { try $0.bind(memory) }
         inputPointers = try program.inputs.map { try memory.mutablePointer($0.index) }
         outputPointers = try program.outputs.map { try memory.mutablePointer($0.index) }
@@ -105,6 +114,13 @@ public final class Interpreter {
     public func invoke() throws {
         let handle = pool.handle
         for operation in operations { operation.run(pool: handle) }
+    }
+
+    /// The values of any planned tensor (meaningful for all tensors only when the interpreter
+    /// preserves all tensors), or nil for tensors that are not in the plan.
+    func tensorValues(_ tensor: Int) -> [Float]? {
+        guard let bytes = memory.plan.bytes[tensor], let pointer = try? memory.mutablePointer(tensor) else { return nil }
+        return Array(UnsafeBufferPointer(start: pointer, count: bytes / 4))
     }
 
     private func checked(_ index: Int, _ list: [TensorDescription], role: String) throws -> TensorDescription {

@@ -7,6 +7,8 @@ struct MemoryPlan: Sendable {
     var offsets: [Int: Int]
     /// Arena size in bytes.
     var size: Int
+    /// Bytes of each planned tensor.
+    var bytes: [Int: Int]
 
     struct Lifetime {
         var tensor: Int
@@ -23,6 +25,7 @@ struct MemoryPlan: Sendable {
         var placed: [(offset: Int, end: Int, first: Int, last: Int)] = []
         var offsets: [Int: Int] = [:]
         var size = 0
+        bytes = Dictionary(uniqueKeysWithValues: lifetimes.map { ($0.tensor, $0.bytes) })
         for item in order {
             let length = (item.bytes + MemoryPlan.alignment - 1) / MemoryPlan.alignment * MemoryPlan.alignment
             let conflicts = placed
@@ -39,5 +42,18 @@ struct MemoryPlan: Sendable {
         }
         self.offsets = offsets
         self.size = size
+    }
+
+    /// The same tensors with no sharing at all (every tensor keeps its last value), for
+    /// debugging.
+    var unshared: MemoryPlan {
+        var copy = self
+        var offset = 0
+        for tensor in bytes.keys.sorted() {
+            copy.offsets[tensor] = offset
+            offset += ((bytes[tensor] ?? 0) + MemoryPlan.alignment - 1) / MemoryPlan.alignment * MemoryPlan.alignment
+        }
+        copy.size = offset
+        return copy
     }
 }
