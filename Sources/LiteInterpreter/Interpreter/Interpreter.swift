@@ -116,6 +116,18 @@ public final class Interpreter {
         for operation in operations { operation.run(pool: handle) }
     }
 
+    /// Runs the model once, timing every operator (for profiling): seconds per operator in
+    /// execution order, with the preparation's description of each.
+    func invokeTimingOperators() -> [(operation: String, seconds: Double)] {
+        let handle = pool.handle
+        let clock = ContinuousClock()
+        return zip(operations, model.program.operations).map { bound, prepared in
+            let elapsed = clock.measure { bound.run(pool: handle) }
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return (String(describing: type(of: prepared)), seconds)
+        }
+    }
+
     /// The values of any planned tensor (meaningful for all tensors only when the interpreter
     /// preserves all tensors), or nil for tensors that are not in the plan.
     func tensorValues(_ tensor: Int) -> [Float]? {
