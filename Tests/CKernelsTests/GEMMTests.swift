@@ -140,4 +140,51 @@ final class GEMMTests: XCTestCase {
         assertClose(portable, expected, tolerance: 1e-5, "portable igemm")
         assertClose(simd, portable, tolerance: 1e-5, "simd igemm")
     }
+
+    func testNarrowConvolutionAgainstReference() throws {
+        var g = SeededGenerator(seed: 4)
+        for (m, n, k, taps) in [(7, 1, 8, 9), (5, 3, 13, 4), (9, 4, 3, 1), (1, 2, 16, 2)] {
+            // Each pixel's taps point at random rows of a pool of inputs (or at zeros).
+            let pool = randomFloats(10 * k, &g), zeros = [Float](repeating: 0, count: k)
+            let choice = (0..<(m * taps)).map { _ in Int.random(in: 0...10, using: &g) }
+            let weights = randomFloats(n * taps * k, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
+            var expected = [Float](repeating: 0, count: m * n)
+            for i in 0..<m {
+                for j in 0..<n {
+                    var sum = Double(bias[j])
+                    for t in 0..<taps where choice[i * taps + t] < 10 {
+                        for q in 0..<k { sum += Double(pool[choice[i * taps + t] * k + q]) * Double(weights[(j * taps + t) * k + q]) }
+                    }
+                    let v = Float(sum)
+                    expected[i * n + j] = v < 0 ? v * slopes[j] : v
+                }
+            }
+            let (portable, simd) = try portableAndDetected { () -> [Float] in
+                var out = [Float](repeating: 0, count: m * n)
+                pool.withUnsafeBufferPointer { pp in
+                    zeros.withUnsafeBufferPointer { zp in
+                        let table: [UnsafePointer<Float>?] = choice.map { $0 < 10 ? pp.baseAddress! + $0 * k : zp.baseAddress }
+                        table.withUnsafeBufferPointer { tp in
+                            weights.withUnsafeBufferPointer { wp in
+                                bias.withUnsafeBufferPointer { bp in
+                                    slopes.withUnsafeBufferPointer { sp in
+                                        out.withUnsafeMutableBufferPointer { op in
+                                            var params = ck_conv_narrow_params(
+                                                m: m, n: n, k: k, taps: taps, indirection: tp.baseAddress, weights: wp.baseAddress,
+                                                bias: bp.baseAddress, c: op.baseAddress, c_stride: n,
+                                                out_min: -.infinity, out_max: .infinity, prelu: sp.baseAddress)
+                                            ck_conv_narrow(&params, nil)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                return out
+            }
+            assertClose(portable, expected, tolerance: 1e-5, "portable narrow \(m) \(n) \(k) \(taps)")
+            assertClose(simd, portable, tolerance: 1e-5, "simd narrow \(m) \(n) \(k) \(taps)")
+        }
+    }
 }

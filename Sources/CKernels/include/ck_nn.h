@@ -92,6 +92,24 @@ typedef struct ck_igemm_params {
 
 void ck_igemm(const ck_igemm_params *params, ck_threadpool *pool);
 
+/// Convolutions with few output channels (CK_NARROW_MAX_OUTPUTS at most): a dot product per
+/// output pixel and channel over the taps, vectorised along the input channels, with the
+/// weights in their original OHWI layout (`n` x `taps` x `k`) and an optional bias.
+#define CK_NARROW_MAX_OUTPUTS 4
+
+typedef struct ck_conv_narrow_params {
+    size_t m, n, k, taps;
+    const float *const *indirection;   ///< as for ck_igemm
+    const float *weights;              ///< OHWI
+    const float *bias;                 ///< n values or NULL
+    float *c;
+    size_t c_stride;
+    float out_min, out_max;
+    const float *prelu;
+} ck_conv_narrow_params;
+
+void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
+
 // MARK: - Depthwise convolution
 
 /// Channels per packed depthwise weight tile.

@@ -138,6 +138,48 @@ CK_AVX2 static void ukernel_avx2(size_t mr, size_t nr, size_t k, size_t taps,
 }
 #endif
 
+#if defined(CK_HAVE_X86)
+/// The same over at most 8 columns (one vector per row): for layers with 8 or fewer outputs.
+CK_AVX2 static void ukernel_avx2_n8(size_t mr, size_t nr, size_t k, size_t taps,
+                                    const float *const *rows, size_t row_stride, const float *w,
+                                    float *c, size_t c_stride, float lo, float hi,
+                                    const float *prelu) {
+    __m256 c0 = _mm256_loadu_ps(w);
+    __m256 c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
+    w += NR;
+    for (size_t t = 0; t < taps; t++) {
+        const float *a0 = rows[0 * row_stride + t];
+        const float *a1 = rows[CK_MIN(1, mr - 1) * row_stride + t];
+        const float *a2 = rows[CK_MIN(2, mr - 1) * row_stride + t];
+        const float *a3 = rows[CK_MIN(3, mr - 1) * row_stride + t];
+        const float *a4 = rows[CK_MIN(4, mr - 1) * row_stride + t];
+        const float *a5 = rows[CK_MIN(5, mr - 1) * row_stride + t];
+        for (size_t p = 0; p < k; p++) {
+            const __m256 b = _mm256_loadu_ps(w);
+            w += NR;
+            c0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + p), b, c0);
+            c1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + p), b, c1);
+            c2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + p), b, c2);
+            c3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + p), b, c3);
+            c4 = _mm256_fmadd_ps(_mm256_broadcast_ss(a4 + p), b, c4);
+            c5 = _mm256_fmadd_ps(_mm256_broadcast_ss(a5 + p), b, c5);
+        }
+    }
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr), lane);
+    __m256 acc[MR] = {c0, c1, c2, c3, c4, c5};
+    for (size_t i = 0; i < mr; i++) {
+        __m256 v = activate8(acc[i], vlo, vhi, prelu, mask, nr == 8);
+        if (nr == 8) {
+            _mm256_storeu_ps(c + i * c_stride, v);
+        } else {
+            _mm256_maskstore_ps(c + i * c_stride, mask, v);
+        }
+    }
+}
+#endif
+
 static ukernel_fn select_ukernel(void) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx2()) return ukernel_avx2;
@@ -197,6 +239,9 @@ static void gemm_range(void *context, size_t begin, size_t end) {
 static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     if (job->m == 0 || job->n == 0) return;
     job->kernel = select_ukernel();
+#if defined(CK_HAVE_X86)
+    if (job->kernel == ukernel_avx2 && job->n <= 8) job->kernel = ukernel_avx2_n8;
+#endif
     job->m_tiles = (job->m + MR - 1) / MR;
     job->n_tiles = (job->n + NR - 1) / NR;
     size_t a_bytes = job->m * job->k * job->taps;
@@ -236,4 +281,91 @@ void ck_igemm(const ck_igemm_params *p, ck_threadpool *pool) {
     job.hi = p->out_max;
     job.prelu = p->prelu;
     run_gemm(&job, pool);
+}
+
+// MARK: - Narrow convolutions
+
+static void narrow_pixel_portable(const ck_conv_narrow_params *p, size_t i) {
+    const float *const *rows = p->indirection + i * p->taps;
+    for (size_t j = 0; j < p->n; j++) {
+        float sum = p->bias ? p->bias[j] : 0.0f;
+        const float *w = p->weights + j * p->taps * p->k;
+        for (size_t t = 0; t < p->taps; t++) {
+            const float *x = rows[t];
+            for (size_t q = 0; q < p->k; q++) sum += x[q] * w[t * p->k + q];
+        }
+        p->c[i * p->c_stride + j] = ck_activate(sum, p->out_min, p->out_max, p->prelu, j);
+    }
+}
+
+#if defined(CK_HAVE_X86)
+CK_AVX2 static inline float hsum8(__m256 v) {
+    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+    return _mm_cvtss_f32(s4);
+}
+
+/// Four output pixels at once (independent accumulation chains); pixels past `count` repeat
+/// the last one and are not stored.
+CK_AVX2 static void narrow_block_avx2(const ck_conv_narrow_params *p, size_t i0, size_t count) {
+    const size_t k = p->k, taps = p->taps, full = k / 8 * 8;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k - full)), lane);
+    const float *const *rows[4];
+    for (size_t q = 0; q < 4; q++) rows[q] = p->indirection + (i0 + CK_MIN(q, count - 1)) * taps;
+    for (size_t j = 0; j < p->n; j++) {
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+        const float *w = p->weights + j * taps * k;
+        for (size_t t = 0; t < taps; t++, w += k) {
+            const float *x0 = rows[0][t], *x1 = rows[1][t], *x2 = rows[2][t], *x3 = rows[3][t];
+            for (size_t q = 0; q < full; q += 8) {
+                const __m256 wv = _mm256_loadu_ps(w + q);
+                acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x0 + q), wv, acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x1 + q), wv, acc1);
+                acc2 = _mm256_fmadd_ps(_mm256_loadu_ps(x2 + q), wv, acc2);
+                acc3 = _mm256_fmadd_ps(_mm256_loadu_ps(x3 + q), wv, acc3);
+            }
+            if (full < k) {
+                const __m256 wv = _mm256_maskload_ps(w + full, mask);
+                acc0 = _mm256_fmadd_ps(_mm256_maskload_ps(x0 + full, mask), wv, acc0);
+                acc1 = _mm256_fmadd_ps(_mm256_maskload_ps(x1 + full, mask), wv, acc1);
+                acc2 = _mm256_fmadd_ps(_mm256_maskload_ps(x2 + full, mask), wv, acc2);
+                acc3 = _mm256_fmadd_ps(_mm256_maskload_ps(x3 + full, mask), wv, acc3);
+            }
+        }
+        const float bias = p->bias ? p->bias[j] : 0.0f;
+        const float sums[4] = {hsum8(acc0), hsum8(acc1), hsum8(acc2), hsum8(acc3)};
+        for (size_t q = 0; q < count; q++) {
+            p->c[(i0 + q) * p->c_stride + j] = ck_activate(sums[q] + bias, p->out_min, p->out_max, p->prelu, j);
+        }
+    }
+}
+#endif
+
+typedef struct narrow_job {
+    const ck_conv_narrow_params *p;
+    int simd;
+} narrow_job;
+
+static void narrow_range(void *context, size_t begin, size_t end) {
+    const narrow_job *job = (const narrow_job *)context;
+#if defined(CK_HAVE_X86)
+    if (job->simd) {
+        for (size_t i = begin * 4; i < CK_MIN(end * 4, job->p->m); i += 4) {
+            narrow_block_avx2(job->p, i, CK_MIN(4, job->p->m - i));
+        }
+        return;
+    }
+#endif
+    for (size_t i = begin * 4; i < CK_MIN(end * 4, job->p->m); i++) narrow_pixel_portable(job->p, i);
+}
+
+void ck_conv_narrow(const ck_conv_narrow_params *p, ck_threadpool *pool) {
+    narrow_job job = {p, 0};
+#if defined(CK_HAVE_X86)
+    job.simd = ck_use_avx2();
+#endif
+    ck_parallel_for(pool, (p->m + 3) / 4, narrow_range, &job);
 }

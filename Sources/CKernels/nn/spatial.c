@@ -83,46 +83,72 @@ static void interpolation(size_t value, float scale, int half_pixel, size_t size
     *upper = (size_t)hi;
 }
 
+typedef void (*resize_row_fn)(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                              size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs);
+
 typedef struct resize_job {
     const ck_resize_params *p;
     float scale_y, scale_x;
-    void (*row)(const struct resize_job *, size_t);
+    resize_row_fn row;
 } resize_job;
 
-static inline __attribute__((always_inline)) void resize_row_body(const resize_job *job,
-                                                                  size_t row) {
-    const ck_resize_params *p = job->p;
+/// Output columns [first_column, first_column + columns) of one row, from precomputed column
+/// offsets (x0s, x1s, in elements) and fractions.
+static inline __attribute__((always_inline)) void
+resize_row_body(const ck_resize_params *p, float scale_y, size_t row, size_t first_column, size_t columns,
+                const size_t *x0s, const size_t *x1s, const float *dxs) {
     const size_t c = p->channels;
     size_t b = row / p->out_h, oy = row % p->out_h;
     float fy;
     size_t y0, y1;
-    interpolation(oy, job->scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
+    interpolation(oy, scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
     const float dy = fy - (float)y0;
     const float *image = p->input + b * p->in_h * p->in_w * c;
-    float *out = p->output + row * p->out_w * c;
-    for (size_t ox = 0; ox < p->out_w; ox++, out += c) {
-        float fx;
-        size_t x0, x1;
-        interpolation(ox, job->scale_x, p->half_pixel_centers, p->in_w, &fx, &x0, &x1);
-        const float dx = fx - (float)x0;
+    const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
+    float *out = p->output + (row * p->out_w + first_column) * c;
+    for (size_t i = 0; i < columns; i++, out += c) {
+        const float dx = dxs[i];
         const float w00 = (1.0f - dy) * (1.0f - dx), w10 = dy * (1.0f - dx);
         const float w01 = (1.0f - dy) * dx, w11 = dy * dx;
-        const float *v00 = image + (y0 * p->in_w + x0) * c, *v10 = image + (y1 * p->in_w + x0) * c;
-        const float *v01 = image + (y0 * p->in_w + x1) * c, *v11 = image + (y1 * p->in_w + x1) * c;
-        for (size_t i = 0; i < c; i++) {
-            out[i] = v00[i] * w00 + v10[i] * w10 + v01[i] * w01 + v11[i] * w11;
+        const float *v00 = row0 + x0s[i], *v10 = row1 + x0s[i];
+        const float *v01 = row0 + x1s[i], *v11 = row1 + x1s[i];
+        for (size_t q = 0; q < c; q++) {
+            out[q] = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
         }
     }
 }
 
-static void resize_row_portable(const resize_job *job, size_t row) { resize_row_body(job, row); }
+static void resize_row_portable(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                                size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
+    resize_row_body(p, scale_y, row, first_column, columns, x0s, x1s, dxs);
+}
 #if defined(CK_HAVE_X86)
-CK_AVX2 static void resize_row_avx2(const resize_job *job, size_t row) { resize_row_body(job, row); }
+CK_AVX2 static void resize_row_avx2(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                                    size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
+    resize_row_body(p, scale_y, row, first_column, columns, x0s, x1s, dxs);
+}
 #endif
+
+/// Columns per strip of precomputed interpolation (the tables live on the stack).
+#define CK_RESIZE_COLUMNS 512
 
 static void resize_range(void *context, size_t begin, size_t end) {
     const resize_job *job = (const resize_job *)context;
-    for (size_t r = begin; r < end; r++) job->row(job, r);
+    const ck_resize_params *p = job->p;
+    size_t x0s[CK_RESIZE_COLUMNS], x1s[CK_RESIZE_COLUMNS];
+    float dxs[CK_RESIZE_COLUMNS];
+    for (size_t first = 0; first < p->out_w; first += CK_RESIZE_COLUMNS) {
+        size_t columns = CK_MIN(CK_RESIZE_COLUMNS, p->out_w - first);
+        for (size_t i = 0; i < columns; i++) {
+            float fx;
+            size_t x0, x1;
+            interpolation(first + i, job->scale_x, p->half_pixel_centers, p->in_w, &fx, &x0, &x1);
+            x0s[i] = x0 * p->channels;
+            x1s[i] = x1 * p->channels;
+            dxs[i] = fx - (float)x0;
+        }
+        for (size_t r = begin; r < end; r++) job->row(p, job->scale_y, r, first, columns, x0s, x1s, dxs);
+    }
 }
 
 static float resize_scale(size_t in, size_t out, int align_corners) {

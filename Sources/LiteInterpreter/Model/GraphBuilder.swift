@@ -217,6 +217,7 @@ final class GraphBuilder {
             throw ModelError.unsupported("graph output \(i) (\(infos[t].label)) is a constant")
         }
 
+        prepared = fusePadding(prepared)
         prepared = fusePReLU(prepared)
         let plan = try planMemory(prepared)
         return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
@@ -231,12 +232,38 @@ final class GraphBuilder {
         folded[index] = value
     }
 
-    /// Moves each PRELU whose input is written by a fusable operator (and read by nothing else)
-    /// into that operator.
-    private func fusePReLU(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+    /// How many operators (and graph outputs) read each tensor.
+    private func readers(_ operations: [any PreparedOperation]) -> [Int: Int] {
         var readers: [Int: Int] = [:]
         for op in operations { for t in op.inputs { readers[t, default: 0] += 1 } }
         for t in file.outputs { readers[t, default: 0] += 1 }
+        return readers
+    }
+
+    /// Removes each zero PAD of height and width whose only reader is a convolution, which then
+    /// pads by itself.
+    private func fusePadding(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
+        var replacements: [Int: any PreparedOperation] = [:] // reader index -> fused reader
+        var removed = Set<Int>()
+        for (i, op) in operations.enumerated() {
+            guard let pad = op as? PadOperation, pad.inputDims.count == 4, pad.before[0] == 0, pad.before[3] == 0,
+                  pad.inputDims[0] == pad.outputDims[0], pad.inputDims[3] == pad.outputDims[3],
+                  readers[pad.output] == 1, !isConstant(pad.input) else { continue }
+            guard let j = operations.indices.first(where: { $0 > i && operations[$0].inputs.contains(pad.output) }),
+                  let convolution = (replacements[j] ?? operations[j]) as? any PaddingFusable,
+                  convolution.paddedInput == pad.output else { continue }
+            replacements[j] = convolution.fusing(padding: pad.input, height: pad.inputDims[1], width: pad.inputDims[2],
+                                                 top: pad.before[1], left: pad.before[2])
+            removed.insert(i)
+        }
+        return operations.indices.compactMap { removed.contains($0) ? nil : (replacements[$0] ?? operations[$0]) }
+    }
+
+    /// Moves each PRELU whose input is written by a fusable operator (and read by nothing else)
+    /// into that operator.
+    private func fusePReLU(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
         var result: [any PreparedOperation] = []
         var producer: [Int: Int] = [:] // tensor -> index in result
         for op in operations {

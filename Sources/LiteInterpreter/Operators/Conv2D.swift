@@ -3,16 +3,18 @@ import CKernels
 /// CONV_2D: NHWC float32 input, OHWI weights packed at load time. 1x1 stride-1 convolutions
 /// run as a GEMM over the pixels; others as an indirect GEMM (one pointer per output pixel and
 /// kernel tap, built when an interpreter binds the operator), so no im2col copy is made.
-struct Conv2DOperation: PReLUFusable {
+struct Conv2DOperation: PReLUFusable, PaddingFusable {
     let operatorIndex: Int
-    let input: Int
+    var input: Int
     var output: Int
-    let batch: Int, inputHeight: Int, inputWidth: Int, inputChannels: Int
+    let batch: Int
+    var inputHeight: Int, inputWidth: Int
+    let inputChannels: Int
     let outputHeight: Int, outputWidth: Int, outputChannels: Int
     let kernelHeight: Int, kernelWidth: Int
     let strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
-    let padTop: Int, padLeft: Int
-    let packed: AlignedBuffer
+    var padTop: Int, padLeft: Int
+    let weights: ConvolutionWeights
     /// `inputChannels` zeros that padding taps read.
     let zeros: AlignedBuffer
     var activation: OutputActivation
@@ -51,15 +53,7 @@ struct Conv2DOperation: PReLUFusable {
             try context.requireShape(bias, [oc])
             biasValues = try context.constantFloats(bias)
         }
-        let taps = kh * kw
-        let packed = try context.allocate(floatCount: ck_conv_packed_size(oc, taps, ic))
-        weights.withUnsafeBufferPointer { wp in
-            if let biasValues {
-                biasValues.withUnsafeBufferPointer { ck_conv_pack(oc, taps, ic, wp.baseAddress, $0.baseAddress, packed.floatPointer) }
-            } else {
-                ck_conv_pack(oc, taps, ic, wp.baseAddress, nil, packed.floatPointer)
-            }
-        }
+        let packed = try ConvolutionWeights(context, outputs: oc, taps: kh * kw, inputs: ic, weights: weights, bias: biasValues)
         return Conv2DOperation(
             operatorIndex: context.index, input: input.index, output: output.index,
             batch: n, inputHeight: h, inputWidth: w, inputChannels: c,
@@ -67,8 +61,20 @@ struct Conv2DOperation: PReLUFusable {
             kernelHeight: kh, kernelWidth: kw, strideH: options.strideH, strideW: options.strideW,
             dilationH: options.dilationH, dilationW: options.dilationW,
             padTop: vertical.before, padLeft: horizontal.before,
-            packed: packed, zeros: try context.allocate(floatCount: c),
+            weights: packed, zeros: try context.allocate(floatCount: c),
             activation: try OutputActivation(options.activation, context: context))
+    }
+
+    var paddedInput: Int { input }
+
+    func fusing(padding input: Int, height: Int, width: Int, top: Int, left: Int) -> any PreparedOperation {
+        var copy = self
+        copy.input = input
+        copy.inputHeight = height
+        copy.inputWidth = width
+        copy.padTop += top
+        copy.padLeft += left
+        return copy
     }
 
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {
@@ -83,7 +89,7 @@ struct Conv2DOperation: PReLUFusable {
         let y = try memory.mutablePointer(output)
         let pixels = batch * outputHeight * outputWidth
         let post = PostActivation(activation, output: y, count: pixels * outputChannels)
-        if isPointwise {
+        if case let .packed(packed) = weights, isPointwise {
             let params = ck_gemm_params(
                 m: pixels, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels,
                 packed: packed.floatPointer, c: y, c_stride: outputChannels,
@@ -109,14 +115,73 @@ struct Conv2DOperation: PReLUFusable {
                 }
             }
         }
-        let params = ck_igemm_params(
-            m: pixels, n: outputChannels, k: inputChannels, taps: taps,
-            indirection: UnsafePointer(indirection.pointers), packed: packed.floatPointer, c: y,
-            c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
-            prelu: activation.slopesPointer)
-        return BoundIGEMM(params: params, indirection: indirection, post: post,
-                          keepAlive: [packed, zeros, activation.preluSlopes].compactMap { $0 })
+        switch weights {
+        case let .packed(packed):
+            let params = ck_igemm_params(
+                m: pixels, n: outputChannels, k: inputChannels, taps: taps,
+                indirection: UnsafePointer(indirection.pointers), packed: packed.floatPointer, c: y,
+                c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
+                prelu: activation.slopesPointer)
+            return BoundIGEMM(params: params, indirection: indirection, post: post,
+                              keepAlive: [packed, zeros, activation.preluSlopes].compactMap { $0 })
+        case let .narrow(raw, bias):
+            let params = ck_conv_narrow_params(
+                m: pixels, n: outputChannels, k: inputChannels, taps: taps,
+                indirection: UnsafePointer(indirection.pointers), weights: raw.floatPointer,
+                bias: bias.map { UnsafePointer($0.floatPointer) }, c: y, c_stride: outputChannels,
+                out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer)
+            return BoundClosureWith(state: [raw, zeros, bias, activation.preluSlopes].compactMap { $0 }, indirection: indirection) { pool in
+                withUnsafePointer(to: params) { ck_conv_narrow($0, pool) }
+                post.run()
+            }
+        }
     }
+}
+
+/// Convolution weights as the kernels read them: packed in GEMM panels, or (for layers with at
+/// most `CK_NARROW_MAX_OUTPUTS` outputs) in the original OHWI layout with a separate bias.
+enum ConvolutionWeights: Sendable {
+    case packed(AlignedBuffer)
+    case narrow(weights: AlignedBuffer, bias: AlignedBuffer?)
+
+    init(_ context: OperatorContext, outputs: Int, taps: Int, inputs: Int, weights: [Float], bias: [Float]?) throws {
+        if outputs <= Int(CK_NARROW_MAX_OUTPUTS) {
+            let raw = try context.allocate(floatCount: weights.count)
+            weights.withUnsafeBufferPointer { if let base = $0.baseAddress { raw.floatPointer.update(from: base, count: $0.count) } }
+            var biasBuffer: AlignedBuffer?
+            if let bias {
+                let buffer = try context.allocate(floatCount: bias.count)
+                bias.withUnsafeBufferPointer { if let base = $0.baseAddress { buffer.floatPointer.update(from: base, count: $0.count) } }
+                biasBuffer = buffer
+            }
+            self = .narrow(weights: raw, bias: biasBuffer)
+            return
+        }
+        let packed = try context.allocate(floatCount: ck_conv_packed_size(outputs, taps, inputs))
+        weights.withUnsafeBufferPointer { wp in
+            if let bias {
+                bias.withUnsafeBufferPointer { ck_conv_pack(outputs, taps, inputs, wp.baseAddress, $0.baseAddress, packed.floatPointer) }
+            } else {
+                ck_conv_pack(outputs, taps, inputs, wp.baseAddress, nil, packed.floatPointer)
+            }
+        }
+        self = .packed(packed)
+    }
+}
+
+/// A bound operation given as a closure, keeping buffers it points into alive.
+final class BoundClosureWith: BoundOperation {
+    let state: [AlignedBuffer]
+    let indirection: IndirectionBuffer?
+    let body: (OpaquePointer?) -> Void
+
+    init(state: [AlignedBuffer], indirection: IndirectionBuffer?, _ body: @escaping (OpaquePointer?) -> Void) {
+        self.state = state
+        self.indirection = indirection
+        self.body = body
+    }
+
+    func run(pool: OpaquePointer?) { body(pool) }
 }
 
 /// One pointer per output pixel and kernel tap, owned by a bound convolution.

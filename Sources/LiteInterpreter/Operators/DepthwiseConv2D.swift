@@ -45,12 +45,7 @@ enum DepthwiseConv2D {
             // One input channel: output channel o uses weights[ky][kx][o], i.e. OHWI with I = 1.
             var ohwi = [Float](repeating: 0, count: oc * taps)
             for t in 0..<taps { for o in 0..<oc { ohwi[o * taps + t] = weights[t * oc + o] } }
-            let packed = try context.allocate(floatCount: ck_conv_packed_size(oc, taps, 1))
-            ohwi.withUnsafeBufferPointer { wp in
-                (biasValues ?? [Float](repeating: 0, count: oc)).withUnsafeBufferPointer {
-                    ck_conv_pack(oc, taps, 1, wp.baseAddress, $0.baseAddress, packed.floatPointer)
-                }
-            }
+            let packed = try ConvolutionWeights(context, outputs: oc, taps: taps, inputs: 1, weights: ohwi, bias: biasValues)
             return Conv2DOperation(
                 operatorIndex: context.index, input: input.index, output: output.index,
                 batch: n, inputHeight: h, inputWidth: w, inputChannels: 1,
@@ -58,7 +53,7 @@ enum DepthwiseConv2D {
                 kernelHeight: kh, kernelWidth: kw, strideH: options.strideH, strideW: options.strideW,
                 dilationH: options.dilationH, dilationW: options.dilationW,
                 padTop: vertical.before, padLeft: horizontal.before,
-                packed: packed, zeros: try context.allocate(floatCount: 1), activation: activation)
+                weights: packed, zeros: try context.allocate(floatCount: 1), activation: activation)
         }
 
         guard taps <= Int(CK_DWCONV_MAX_TAPS) else {
@@ -84,12 +79,12 @@ enum DepthwiseConv2D {
     }
 }
 
-struct DepthwiseConv2DOperation: PReLUFusable {
+struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
     let operatorIndex: Int
-    let input: Int
+    var input: Int
     var output: Int
     /// Geometry (pointers are filled in when bound).
-    let parameters: ck_dwconv_params
+    var parameters: ck_dwconv_params
     let packed: AlignedBuffer
     let zeros: AlignedBuffer
     var activation: OutputActivation
@@ -102,6 +97,18 @@ struct DepthwiseConv2DOperation: PReLUFusable {
         var copy = self
         copy.activation.preluSlopes = slopes
         copy.output = output
+        return copy
+    }
+
+    var paddedInput: Int { input }
+
+    func fusing(padding input: Int, height: Int, width: Int, top: Int, left: Int) -> any PreparedOperation {
+        var copy = self
+        copy.input = input
+        copy.parameters.in_h = height
+        copy.parameters.in_w = width
+        copy.parameters.pad_top += top
+        copy.parameters.pad_left += left
         return copy
     }
 

@@ -25,6 +25,16 @@ protocol PReLUFusable: PreparedOperation {
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation
 }
 
+/// Convolutions that can take over a zero PAD of their input's height and width (the padded
+/// taps read zeros either way, so the copy is not needed).
+protocol PaddingFusable: PreparedOperation {
+    /// The input tensor the padding applies to.
+    var paddedInput: Int { get }
+    /// A copy reading `input` (of the given height and width) with `top` and `left` more rows
+    /// and columns of zero padding; bottom and right padding need nothing.
+    func fusing(padding input: Int, height: Int, width: Int, top: Int, left: Int) -> any PreparedOperation
+}
+
 /// What an operator does to its result before storing it: the fused activation of the
 /// operator itself (a clamp, or tanh) and an optional PRELU fused from the next operator.
 struct OutputActivation: Sendable {
