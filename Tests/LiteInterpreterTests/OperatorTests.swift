@@ -238,6 +238,28 @@ final class OperatorTests: XCTestCase {
         assertClose(outs[1], conv, 1e-5, "conv output")
     }
 
+    func testZeroPadIsFoldedIntoTheFollowingConvolution() throws {
+        var r = TestRandom(state: 12)
+        let (h, w, c) = (5, 6, 3)
+        let input = r.floats(h * w * c), weights = r.floats(9 * c), bias = r.floats(c)
+        // Pad rows (1, 2) and columns (2, 0) explicitly, then a VALID stride-2 depthwise 3x3.
+        let (ph, pw) = (h + 3, w + 2)
+        var padded = [Float](repeating: 0, count: ph * pw * c)
+        for y in 0..<h { for x in 0..<w { for ch in 0..<c { padded[((y + 1) * pw + x + 2) * c + ch] = input[(y * w + x) * c + ch] } } }
+        let t = ConvCase(h: ph, w: pw, c: c, oc: c, kh: 3, kw: 3, stride: 2, dilation: 1, same: false, activation: 0)
+        let (expected, oh, ow) = Self.referenceConv(t, padded, weights, bias, depthwise: true)
+        var m = TestModel()
+        let x = m.addTensor([1, h, w, c]), pads = m.addInts([4, 2], [0, 0, 1, 2, 2, 0, 0, 0]), mid = m.addTensor([1, ph, pw, c])
+        let f = m.addConstant([1, 3, 3, c], weights), b = m.addConstant([c], bias), y = m.addTensor([1, oh, ow, c])
+        m.addOperator(code: Op.pad, inputs: [x, pads], outputs: [mid])
+        m.addOperator(code: Op.depthwiseConv2D, inputs: [mid, f, b], outputs: [y], optionsType: Options.depthwiseConv2D,
+                      options: [(0, .int8(1)), (1, .int32(2)), (2, .int32(2)), (3, .int32(1))])
+        m.inputs = [x]
+        m.outputs = [y]
+        XCTAssertEqual(try Model(bytes: m.serialize()).program.operations.count, 1, "PAD should be folded")
+        assertClose(try runModel(m.serialize(), [input])[0], expected, 1e-5)
+    }
+
     func testFullyConnectedKeepsDimsAndRunsWithoutBias() throws {
         var r = TestRandom(state: 10)
         let (rows, k, n) = (6, 20, 9)
