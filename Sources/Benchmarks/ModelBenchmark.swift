@@ -11,22 +11,20 @@ struct ModelBenchmark {
         var table = TablePrinter(headers: ["model", "threads", "ours (ms)", "LiteRT (ms)", "ours / LiteRT"])
         var notes: [String] = []
         for threads in options.threadCounts {
-            var reference: [String: Double] = [:]
-            if options.compareWithLiteRT {
-                do {
-                    let lines = try PythonRunner.run(
-                        script: "scripts/benchmarks/litert_invoke.py",
-                        arguments: files.map(\.path) + ["--threads", "\(threads)", "--runs", "\(options.runs)", "--warmup", "\(options.warmup)"])
-                    for line in lines {
-                        if let model = line["model"] as? String, let ms = line["median_ms"] as? Double { reference[model] = ms }
-                    }
-                } catch {
-                    notes.append("LiteRT not timed at \(threads) thread(s): \(error)")
-                }
-            }
             for file in files {
+                // LiteRT right before ours, model by model, so both see the same machine load.
+                var theirs: Double?
+                if options.compareWithLiteRT, notes.isEmpty {
+                    do {
+                        let lines = try PythonRunner.run(
+                            script: "scripts/benchmarks/litert_invoke.py",
+                            arguments: [file.path, "--threads", "\(threads)", "--runs", "\(options.runs)", "--warmup", "\(options.warmup)"])
+                        theirs = lines.first?["median_ms"] as? Double
+                    } catch {
+                        notes.append("LiteRT not timed: \(error)")
+                    }
+                }
                 let ours = try median(file, threads: threads)
-                let theirs = reference[file.path]
                 let ratio = theirs.map { String(format: "%.2f", ours / $0) } ?? "n/a"
                 table.add([file.lastPathComponent, "\(threads)", formatMilliseconds(ours), formatMilliseconds(theirs), ratio])
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Prints rows as an aligned text table (Markdown-compatible).
 struct TablePrinter {
     let headers: [String]
@@ -22,10 +24,8 @@ struct TablePrinter {
     }
 }
 
-/// Milliseconds with two decimals.
+/// Milliseconds with two decimals (three below 1 ms).
 func formatMilliseconds(_ value: Double?) -> String {
     guard let value else { return "n/a" }
-    let hundredths = Int((value * 100).rounded())
-    let fraction = hundredths % 100
-    return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    return String(format: value < 1 ? "%.3f" : "%.2f", value)
 }

@@ -2,6 +2,7 @@
 // operator, microseconds apart) and sleep on a condition variable when idle.
 #include "ck_internal.h"
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -13,8 +14,25 @@
 #define CK_PAUSE() ((void)0)
 #endif
 
-/// Spin iterations before a worker sleeps or the caller blocks (roughly 50-200 microseconds).
-#define CK_SPIN_LIMIT 20000
+/// Waiting is done in three phases: a few pause instructions (operators follow each other
+/// within microseconds), then yielding the CPU (so a waiting thread never takes time from a
+/// runnable one when the machine is busy), then sleeping on a condition variable.
+#define CK_PAUSE_ITERATIONS 256
+#define CK_YIELD_ITERATIONS 2000
+
+/// One step of waiting; returns 0 once the thread should block instead.
+static inline int ck_wait_step(int *iteration) {
+    int i = (*iteration)++;
+    if (i < CK_PAUSE_ITERATIONS) {
+        CK_PAUSE();
+        return 1;
+    }
+    if (i < CK_PAUSE_ITERATIONS + CK_YIELD_ITERATIONS) {
+        sched_yield();
+        return 1;
+    }
+    return 0;
+}
 
 struct ck_threadpool {
     int threads;
@@ -74,9 +92,7 @@ static void *worker_main(void *arg) {
         unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
         int spins = 0;
         while (g == seen && !atomic_load_explicit(&p->stop, memory_order_acquire)) {
-            if (++spins < CK_SPIN_LIMIT) {
-                CK_PAUSE();
-            } else {
+            if (!ck_wait_step(&spins)) {
                 pthread_mutex_lock(&p->mutex);
                 while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
                        !atomic_load_explicit(&p->stop, memory_order_acquire)) {
@@ -144,7 +160,7 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
         fn(context, 0, count);
         return;
     }
-    size_t chunks = (size_t)p->threads * 4;
+    size_t chunks = (size_t)p->threads * 8;
     if (chunks > count) chunks = count;
     p->fn = fn;
     p->context = context;
@@ -162,10 +178,7 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
 
     int spins = 0;
     while (atomic_load_explicit(&p->completed, memory_order_acquire) != chunks) {
-        if (++spins < CK_SPIN_LIMIT) {
-            CK_PAUSE();
-            continue;
-        }
+        if (ck_wait_step(&spins)) continue;
         pthread_mutex_lock(&p->mutex);
         while (atomic_load_explicit(&p->completed, memory_order_acquire) != chunks) {
             pthread_cond_wait(&p->done, &p->mutex);
