@@ -75,49 +75,38 @@ CK_AVX2 static inline __m256 activate8(__m256 v, __m256 lo, __m256 hi, const flo
     return v;
 }
 
-CK_AVX2 static void ukernel_avx2(size_t mr, size_t nr, size_t k, size_t taps,
-                                 const float *const *rows, size_t row_stride, const float *w,
-                                 float *c, size_t c_stride, float lo, float hi,
-                                 const float *prelu) {
-    __m256 c00 = _mm256_loadu_ps(w), c01 = _mm256_loadu_ps(w + 8);
-    __m256 c10 = c00, c11 = c01, c20 = c00, c21 = c01;
-    __m256 c30 = c00, c31 = c01, c40 = c00, c41 = c01, c50 = c00, c51 = c01;
+/// R rows x 16 columns; R is a constant in each instantiation so the accumulators stay in
+/// registers.
+CK_AVX2 static inline __attribute__((always_inline)) void
+ukernel_avx2_rows(const int R, size_t mr, size_t nr, size_t k, size_t taps, const float *const *rows,
+                  size_t row_stride, const float *w, float *c, size_t c_stride, float lo, float hi,
+                  const float *prelu) {
+    __m256 acc[MR][2];
+    const __m256 bias0 = _mm256_loadu_ps(w), bias1 = _mm256_loadu_ps(w + 8);
+    for (int i = 0; i < R; i++) {
+        acc[i][0] = bias0;
+        acc[i][1] = bias1;
+    }
     w += NR;
     for (size_t t = 0; t < taps; t++) {
-        const float *a0 = rows[0 * row_stride + t];
-        const float *a1 = rows[CK_MIN(1, mr - 1) * row_stride + t];
-        const float *a2 = rows[CK_MIN(2, mr - 1) * row_stride + t];
-        const float *a3 = rows[CK_MIN(3, mr - 1) * row_stride + t];
-        const float *a4 = rows[CK_MIN(4, mr - 1) * row_stride + t];
-        const float *a5 = rows[CK_MIN(5, mr - 1) * row_stride + t];
+        const float *a[MR];
+        for (int i = 0; i < R; i++) a[i] = rows[CK_MIN((size_t)i, mr - 1) * row_stride + t];
         for (size_t p = 0; p < k; p++) {
             const __m256 b0 = _mm256_loadu_ps(w), b1 = _mm256_loadu_ps(w + 8);
             w += NR;
-            __m256 va = _mm256_broadcast_ss(a0 + p);
-            c00 = _mm256_fmadd_ps(va, b0, c00);
-            c01 = _mm256_fmadd_ps(va, b1, c01);
-            va = _mm256_broadcast_ss(a1 + p);
-            c10 = _mm256_fmadd_ps(va, b0, c10);
-            c11 = _mm256_fmadd_ps(va, b1, c11);
-            va = _mm256_broadcast_ss(a2 + p);
-            c20 = _mm256_fmadd_ps(va, b0, c20);
-            c21 = _mm256_fmadd_ps(va, b1, c21);
-            va = _mm256_broadcast_ss(a3 + p);
-            c30 = _mm256_fmadd_ps(va, b0, c30);
-            c31 = _mm256_fmadd_ps(va, b1, c31);
-            va = _mm256_broadcast_ss(a4 + p);
-            c40 = _mm256_fmadd_ps(va, b0, c40);
-            c41 = _mm256_fmadd_ps(va, b1, c41);
-            va = _mm256_broadcast_ss(a5 + p);
-            c50 = _mm256_fmadd_ps(va, b0, c50);
-            c51 = _mm256_fmadd_ps(va, b1, c51);
+            for (int i = 0; i < R; i++) {
+                const __m256 va = _mm256_broadcast_ss(a[i] + p);
+                acc[i][0] = _mm256_fmadd_ps(va, b0, acc[i][0]);
+                acc[i][1] = _mm256_fmadd_ps(va, b1, acc[i][1]);
+            }
         }
     }
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-    __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
     if (nr == NR) {
         const __m256i all = _mm256_set1_epi32(-1);
-        for (size_t i = 0; i < mr; i++) {
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) {
+            if ((size_t)i >= mr) continue;
             float *out = c + i * c_stride;
             _mm256_storeu_ps(out, activate8(acc[i][0], vlo, vhi, prelu, all, 1));
             _mm256_storeu_ps(out + 8, activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, all, 1));
@@ -126,14 +115,30 @@ CK_AVX2 static void ukernel_avx2(size_t mr, size_t nr, size_t k, size_t taps,
         const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
         const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr), lane);
         const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr - 8), lane);
-        for (size_t i = 0; i < mr; i++) {
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) {
+            if ((size_t)i >= mr) continue;
             float *out = c + i * c_stride;
             _mm256_maskstore_ps(out, m0, activate8(acc[i][0], vlo, vhi, prelu, m0, 0));
             if (nr > 8) {
-                _mm256_maskstore_ps(out + 8, m1,
-                                    activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, m1, 0));
+                _mm256_maskstore_ps(out + 8, m1, activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, m1, 0));
             }
         }
+    }
+}
+
+/// Picks the instantiation for the tile's row count.
+CK_AVX2 static void ukernel_avx2(size_t mr, size_t nr, size_t k, size_t taps,
+                                 const float *const *rows, size_t row_stride, const float *w,
+                                 float *c, size_t c_stride, float lo, float hi,
+                                 const float *prelu) {
+    switch (mr) {
+    case 1: ukernel_avx2_rows(1, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
+    case 2: ukernel_avx2_rows(2, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
+    case 3: ukernel_avx2_rows(3, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
+    case 4: ukernel_avx2_rows(4, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
+    case 5: ukernel_avx2_rows(5, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
+    default: ukernel_avx2_rows(6, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
     }
 }
 #endif
