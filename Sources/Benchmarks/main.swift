@@ -1,4 +1,17 @@
+import Foundation
 import LiteInterpreter
 
-// The benchmark table is built in later work; for now report the kernel level it would use.
-print("kernels: \(KernelInstructionSet.active.rawValue)")
+// `vision-tasks-bench`: prints our timings beside LiteRT's. Sections are independent: each
+// prints its own table.
+do {
+    let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+    print("kernels: \(KernelInstructionSet.active.rawValue)")
+    print("")
+    print(try ModelBenchmark(options: options).run())
+} catch let error as BenchmarkOptions.UsageError {
+    FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("vision-tasks-bench: \(error)\n".utf8))
+    exit(1)
+}

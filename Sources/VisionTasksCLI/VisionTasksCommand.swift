@@ -7,8 +7,9 @@ struct VisionTasksCommand: AsyncParsableCommand {
         commandName: "vision-tasks",
         abstract: "MediaPipe hand landmarks, gestures and body pose on images and videos.",
         subcommands: [
-            MediaCommand.self,
+            ModelCommand.self,
             ModelsCommand.self,
+            MediaCommand.self,
         ]
     )
 }
