@@ -10,6 +10,8 @@ struct VisionTasksCommand: AsyncParsableCommand {
             ModelCommand.self,
             ModelsCommand.self,
             MediaCommand.self,
+            GestureCommand.self,
+            HandsCommand.self,
         ]
     )
 }
