@@ -23,6 +23,15 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? outputChannels : -1 }
 
+    var summary: String {
+        let path: String
+        switch weights {
+        case .narrow: path = "narrow"
+        case .packed: path = isPointwise ? "gemm" : "igemm"
+        }
+        return "CONV_2D \(kernelHeight)x\(kernelWidth)/\(strideH) (\(path))"
+    }
+
     var isPointwise: Bool {
         kernelHeight == 1 && kernelWidth == 1 && strideH == 1 && strideW == 1 && padTop == 0 && padLeft == 0
     }

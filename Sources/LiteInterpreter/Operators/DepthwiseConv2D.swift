@@ -92,6 +92,7 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? parameters.channels : -1 }
+    var summary: String { "DEPTHWISE_CONV_2D \(parameters.kernel_h)x\(parameters.kernel_w)/\(parameters.stride_h)" }
 
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {
         var copy = self
