@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
         .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport"]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport"]),
-        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "TestSupport"]),
+        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
     ]
 )

@@ -1,4 +1,126 @@
+// libpng for Swift: libpng reports errors by longjmp; Swift frames must never be jumped over,
+// so reading happens entirely inside this C function, which turns a failure into a return code
+// and a message. Writing uses libpng's "simplified" API, which handles errors itself.
 #ifndef VISIONTASKS_CPNG_SHIM_H
 #define VISIONTASKS_CPNG_SHIM_H
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <png.h>
+
+/// A decoded PNG: 8-bit samples, `channels` (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA) a pixel,
+/// rows `stride` bytes apart in a malloc'd buffer (release with vt_png_free).
+typedef struct vt_png_image {
+    unsigned char *pixels;
+    unsigned width, height;
+    int channels;
+    size_t stride;
+    int truncated;       // the data ended before the image did
+    char message[256];
+} vt_png_image;
+
+typedef struct vt_png_source {
+    const unsigned char *data;
+    size_t size, offset;
+    int truncated;
+    char message[256];
+} vt_png_source;
+
+static void vt_png_read_data(png_structp png, png_bytep out, size_t length) {
+    vt_png_source *s = (vt_png_source *)png_get_io_ptr(png);
+    if (length > s->size - s->offset) {
+        s->truncated = 1;
+        png_error(png, "data ends before the image does (truncated file)");
+    }
+    memcpy(out, s->data + s->offset, length);
+    s->offset += length;
+}
+
+static void vt_png_error(png_structp png, png_const_charp message) {
+    vt_png_source *s = (vt_png_source *)png_get_error_ptr(png);
+    strncpy(s->message, message ? message : "unknown libpng error", sizeof s->message - 1);
+    s->message[sizeof s->message - 1] = 0;
+    png_longjmp(png, 1);
+}
+
+static void vt_png_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+/// Decodes a PNG held in memory: palettes and low bit depths are expanded, transparency
+/// becomes an alpha channel, 16-bit samples keep their high byte, no gamma is applied.
+/// Images wider or taller than `maxSide`, or with more than `maxPixels` pixels, are refused
+/// before any pixel memory is allocated. Returns 0 on success.
+static inline int vt_png_decode(const unsigned char *data, size_t size, unsigned maxSide,
+                                unsigned long long maxPixels, vt_png_image *out) {
+    vt_png_source source;
+    memset(&source, 0, sizeof source);
+    memset(out, 0, sizeof *out);
+    source.data = data;
+    source.size = size;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, vt_png_error,
+                                             vt_png_warning);
+    if (!png) {
+        strcpy(out->message, "libpng could not allocate a reader");
+        return 1;
+    }
+    png_infop info = png_create_info_struct(png);
+    unsigned char *volatile pixels = NULL;
+    png_bytep *volatile rows = NULL;
+    if (!info || setjmp(png_jmpbuf(png))) {
+        memcpy(out->message, source.message, sizeof out->message);
+        if (!info) strcpy(out->message, "libpng could not allocate image information");
+        out->truncated = source.truncated;
+        free(rows);
+        free(pixels);
+        png_destroy_read_struct(&png, info ? &info : NULL, NULL);
+        return 1;
+    }
+    png_set_read_fn(png, &source, vt_png_read_data);
+    png_read_info(png, info);
+    png_uint_32 width = png_get_image_width(png, info);
+    png_uint_32 height = png_get_image_height(png, info);
+    if (width == 0 || height == 0 || width > maxSide || height > maxSide ||
+        (unsigned long long)width * height > maxPixels) {
+        snprintf(source.message, sizeof source.message,
+                 "image is %ux%u pixels, more than the %u a side / %llu pixels allowed",
+                 (unsigned)width, (unsigned)height, maxSide, maxPixels);
+        png_longjmp(png, 1);
+    }
+    png_set_expand(png);
+    png_set_strip_16(png);
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    int channels = png_get_channels(png, info);
+    size_t stride = png_get_rowbytes(png, info);
+    if (channels < 1 || channels > 4 || stride != (size_t)width * (size_t)channels) {
+        strcpy(source.message, "unsupported PNG sample layout");
+        png_longjmp(png, 1);
+    }
+    pixels = (unsigned char *)malloc(stride * height);
+    rows = (png_bytep *)malloc(sizeof(png_bytep) * height);
+    if (!pixels || !rows) {
+        strcpy(source.message, "out of memory");
+        png_longjmp(png, 1);
+    }
+    for (png_uint_32 y = 0; y < height; y++) rows[y] = pixels + stride * y;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    out->pixels = pixels;
+    out->width = width;
+    out->height = height;
+    out->channels = channels;
+    out->stride = stride;
+    return 0;
+}
+
+static inline void vt_png_free(vt_png_image *image) {
+    free(image->pixels);
+    image->pixels = NULL;
+}
 #endif

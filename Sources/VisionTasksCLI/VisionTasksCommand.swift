@@ -6,6 +6,10 @@ struct VisionTasksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vision-tasks",
         abstract: "MediaPipe hand landmarks, gestures and body pose on images and videos.",
-        subcommands: [ModelCommand.self]
+        subcommands: [
+            MediaCommand.self,
+            ModelsCommand.self,
+            ModelCommand.self,
+        ]
     )
 }

@@ -35,6 +35,10 @@ int ck_set_isa(ck_isa isa);
 }
 #endif
 
+// Kernel families (each in its own header; this umbrella header makes them one module).
+#include "ck_pixels.h"
+#include "ck_jpeg.h"
+#include "ck_image_to_tensor.h"
 // The interpreter's neural-network kernels and thread pool.
 #include "ck_nn.h"
 

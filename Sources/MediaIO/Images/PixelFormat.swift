@@ -21,4 +21,7 @@ public enum PixelFormat: String, Sendable, CaseIterable, Codable {
         case .gray8, .nv12FullRange, .nv12VideoRange: return 1
         }
     }
+
+    /// Whether the format has a second (CbCr) plane.
+    public var isBiPlanar: Bool { self == .nv12FullRange || self == .nv12VideoRange }
 }

@@ -1,0 +1,55 @@
+// JPEG sample reconstruction: inverse DCT, chroma upsampling and YCbCr -> RGB.
+//
+// The entropy decoding (Huffman/arithmetic, progressive refinement, restart markers) is done
+// by libjpeg-turbo; these kernels turn its quantised coefficients into pixels with the same
+// integer arithmetic as the stb_image decoder that MediaPipe's `Image.create_from_file` uses,
+// so that our decoded pixels equal MediaPipe's bit for bit:
+//   - dequantisation truncated to 16 bits, as that decoder stores coefficients in `short`;
+//   - the "islow" (Loeffler-Ligtenberg-Moschytz) inverse DCT with 12-bit constants
+//     (`round_half_up(c * 4096)` truncated toward zero), 2 extra bits kept after the column
+//     pass, rounding by +2^9 and +2^16 before the shifts;
+//   - "fancy" (triangle filter) chroma upsampling with a constant +8 (2x2) or +2 (2x1, 1x2) bias,
+//     nearest neighbour for other factors;
+//   - YCbCr -> RGB in 20-bit fixed point with 12-bit coefficients (JFIF / BT.601 full range).
+#ifndef VISIONTASKS_CK_JPEG_H
+#define VISIONTASKS_CK_JPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Reconstructs `count` consecutive 8x8 blocks of one block row.
+/// `coefficients`: count * 64 quantised coefficients, natural (row-major) order, as libjpeg's
+/// JBLOCK. `quant`: the 64 quantisation steps in natural order. Block `b` is written to
+/// `out + 8 * b` (8 rows of 8 samples, `stride` bytes apart).
+void ck_jpeg_idct_blocks(const int16_t *coefficients, size_t count, const uint16_t quant[64],
+                         uint8_t *out, ptrdiff_t stride);
+
+/// Upsamples one row of a subsampled component to full width.
+/// `near` is the low-resolution row nearest to the output row, `far` the one on the other side
+/// (equal to `near` at the image's top and bottom edges). `lowWidth` low-resolution samples in,
+/// `lowWidth * h` out (`out` must hold that many; callers read the first `width`).
+/// `h` and `v` are the horizontal and vertical upsampling factors (1...4).
+void ck_jpeg_upsample_row(const uint8_t *near, const uint8_t *far, size_t lowWidth,
+                          int h, int v, uint8_t *out);
+
+/// Converts a row of full-resolution Y, Cb, Cr samples to interleaved RGB (3 bytes a pixel).
+void ck_jpeg_ycbcr_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *cr,
+                              size_t count, uint8_t *rgb);
+
+/// Interleaves three full-resolution planes (R, G, B components of an RGB-coded JPEG) into RGB.
+void ck_jpeg_interleave_rgb_row(const uint8_t *r, const uint8_t *g, const uint8_t *b,
+                                size_t count, uint8_t *rgb);
+
+/// Converts a row of (Adobe, inverted) CMYK samples, 4 bytes a pixel, to RGB:
+/// each of C, M, Y is multiplied by K with rounding (x * k / 255).
+void ck_jpeg_cmyk_to_rgb_row(const uint8_t *cmyk, size_t count, uint8_t *rgb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,303 @@
+// JPEG sample reconstruction (see ck_jpeg.h for the arithmetic and why it is this one).
+//
+// Each kernel body is written once as an always-inline function and instantiated twice: for
+// the portable target and under __attribute__((target("avx2,fma"))), where the compiler
+// vectorises the 8-lane loops with 256-bit integer instructions. ck_active_isa() picks one.
+#include "ck_jpeg.h"
+#include "CKernels.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CK_JPEG_X86 1
+#define CK_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
+#define CK_INLINE static inline __attribute__((always_inline))
+
+// 12-bit fixed-point IDCT constants: (int)(c * 4096 + 0.5), i.e. rounded half up and then
+// truncated toward zero (so negative constants are one nearer zero than round-to-nearest).
+enum {
+    K_0_541196100 = 2217,
+    K_M1_847759065 = -7567,
+    K_0_765366865 = 3135,
+    K_1_175875602 = 4816,
+    K_0_298631336 = 1223,
+    K_2_053119869 = 8410,
+    K_3_072711026 = 12586,
+    K_1_501321110 = 6149,
+    K_M0_899976223 = -3685,
+    K_M2_562915447 = -10497,
+    K_M1_961570560 = -8034,
+    K_M0_390180644 = -1597,
+};
+
+// One 1-D inverse DCT over 8 lanes at once: in[k][lane] is frequency k of lane `lane`;
+// writes the even-part sums (e0..e3) and odd-part terms (o0..o3) so that the 8 outputs are
+// e0+o3, e1+o2, e2+o1, e3+o0, e3-o0, e2-o1, e1-o2, e0-o3 (before descaling).
+CK_INLINE void idct_1d_lanes(const int32_t in[8][8], int32_t e[4][8], int32_t o[4][8]) {
+    for (int l = 0; l < 8; l++) {
+        int32_t s0 = in[0][l], s1 = in[1][l], s2 = in[2][l], s3 = in[3][l];
+        int32_t s4 = in[4][l], s5 = in[5][l], s6 = in[6][l], s7 = in[7][l];
+        // Even part: rotation of (s2, s6), butterflies with (s0, s4).
+        int32_t z = (s2 + s6) * K_0_541196100;
+        int32_t even2 = z + s6 * K_M1_847759065;
+        int32_t even3 = z + s2 * K_0_765366865;
+        int32_t even0 = (s0 + s4) * 4096;
+        int32_t even1 = (s0 - s4) * 4096;
+        e[0][l] = even0 + even3;
+        e[3][l] = even0 - even3;
+        e[1][l] = even1 + even2;
+        e[2][l] = even1 - even2;
+        // Odd part (inputs s7, s5, s3, s1).
+        int32_t a73 = s7 + s3, a51 = s5 + s1, a71 = s7 + s1, a53 = s5 + s3;
+        int32_t zc = (a73 + a51) * K_1_175875602;
+        int32_t m71 = zc + a71 * K_M0_899976223;
+        int32_t m53 = zc + a53 * K_M2_562915447;
+        int32_t m73 = a73 * K_M1_961570560;
+        int32_t m51 = a51 * K_M0_390180644;
+        o[0][l] = s7 * K_0_298631336 + m71 + m73;
+        o[1][l] = s5 * K_2_053119869 + m53 + m51;
+        o[2][l] = s3 * K_3_072711026 + m53 + m73;
+        o[3][l] = s1 * K_1_501321110 + m71 + m51;
+    }
+}
+
+CK_INLINE uint8_t clamp_u8(int32_t v) {
+    return (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+
+CK_INLINE void idct_block_body(const int16_t *coef, const uint16_t *quant, uint8_t *out,
+                               ptrdiff_t stride) {
+    int32_t in[8][8], e[4][8], o[4][8], mid[8][8];
+    // Dequantise, truncating to 16 bits like a decoder that stores coefficients in `short`.
+    // Columns are the lanes of the first pass: in[k][c] = row k, column c.
+    for (int k = 0; k < 8; k++) {
+        for (int c = 0; c < 8; c++) {
+            in[k][c] = (int16_t)((int32_t)coef[k * 8 + c] * (int32_t)quant[k * 8 + c]);
+        }
+    }
+    idct_1d_lanes(in, e, o);
+    // Back to 2 fractional bits: +2^9, >> 10. mid[x][r]: column pass output at row x, column r,
+    // stored so that the row pass reads frequency x of every row r as a contiguous lane vector.
+    for (int c = 0; c < 8; c++) {
+        mid[0][c] = (e[0][c] + 512 + o[3][c]) >> 10;
+        mid[7][c] = (e[0][c] + 512 - o[3][c]) >> 10;
+        mid[1][c] = (e[1][c] + 512 + o[2][c]) >> 10;
+        mid[6][c] = (e[1][c] + 512 - o[2][c]) >> 10;
+        mid[2][c] = (e[2][c] + 512 + o[1][c]) >> 10;
+        mid[5][c] = (e[2][c] + 512 - o[1][c]) >> 10;
+        mid[3][c] = (e[3][c] + 512 + o[0][c]) >> 10;
+        mid[4][c] = (e[3][c] + 512 - o[0][c]) >> 10;
+    }
+    // Transpose so the row pass has rows as lanes: rows[u][r] = mid[r][u].
+    int32_t rows[8][8];
+    for (int u = 0; u < 8; u++) {
+        for (int r = 0; r < 8; r++) rows[u][r] = mid[r][u];
+    }
+    idct_1d_lanes(rows, e, o);
+    // Remove 2^17 (12 + 2 + 3 bits) with rounding, and re-centre on 128.
+    const int32_t bias = 65536 + (128 << 17);
+    for (int r = 0; r < 8; r++) {
+        uint8_t *row = out + r * stride;
+        row[0] = clamp_u8((e[0][r] + bias + o[3][r]) >> 17);
+        row[7] = clamp_u8((e[0][r] + bias - o[3][r]) >> 17);
+        row[1] = clamp_u8((e[1][r] + bias + o[2][r]) >> 17);
+        row[6] = clamp_u8((e[1][r] + bias - o[2][r]) >> 17);
+        row[2] = clamp_u8((e[2][r] + bias + o[1][r]) >> 17);
+        row[5] = clamp_u8((e[2][r] + bias - o[1][r]) >> 17);
+        row[3] = clamp_u8((e[3][r] + bias + o[0][r]) >> 17);
+        row[4] = clamp_u8((e[3][r] + bias - o[0][r]) >> 17);
+    }
+}
+
+CK_INLINE void idct_blocks_body(const int16_t *coef, size_t count, const uint16_t *quant,
+                                uint8_t *out, ptrdiff_t stride) {
+    for (size_t b = 0; b < count; b++) {
+        idct_block_body(coef + 64 * b, quant, out + 8 * b, stride);
+    }
+}
+
+static void idct_blocks_portable(const int16_t *coef, size_t count, const uint16_t *quant,
+                                 uint8_t *out, ptrdiff_t stride) {
+    idct_blocks_body(coef, count, quant, out, stride);
+}
+
+#if defined(CK_JPEG_X86)
+CK_AVX2 static void idct_blocks_avx2(const int16_t *coef, size_t count, const uint16_t *quant,
+                                     uint8_t *out, ptrdiff_t stride) {
+    idct_blocks_body(coef, count, quant, out, stride);
+}
+#endif
+
+void ck_jpeg_idct_blocks(const int16_t *coefficients, size_t count, const uint16_t quant[64],
+                         uint8_t *out, ptrdiff_t stride) {
+#if defined(CK_JPEG_X86)
+    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+        idct_blocks_avx2(coefficients, count, quant, out, stride);
+        return;
+    }
+#endif
+    idct_blocks_portable(coefficients, count, quant, out, stride);
+}
+
+// ---- Upsampling ------------------------------------------------------------------------
+
+// 2x horizontally and vertically: vertical 3:1 mix of near and far, then horizontal 3:1 mix of
+// neighbours, all in one rounding (+8, >> 4); the first and last outputs use the vertical mix
+// alone (+2, >> 2).
+CK_INLINE void upsample_h2v2_body(const uint8_t *near, const uint8_t *far, size_t w,
+                                  uint8_t *out) {
+    if (w == 1) {
+        out[0] = out[1] = (uint8_t)((3 * near[0] + far[0] + 2) >> 2);
+        return;
+    }
+    out[0] = (uint8_t)((3 * near[0] + far[0] + 2) >> 2);
+    for (size_t i = 1; i < w; i++) {
+        int32_t left = 3 * near[i - 1] + far[i - 1];
+        int32_t right = 3 * near[i] + far[i];
+        out[2 * i - 1] = (uint8_t)((3 * left + right + 8) >> 4);
+        out[2 * i] = (uint8_t)((3 * right + left + 8) >> 4);
+    }
+    out[2 * w - 1] = (uint8_t)((3 * near[w - 1] + far[w - 1] + 2) >> 2);
+}
+
+// 2x horizontally only: each output is 3:1 of its sample and the neighbour on its side;
+// the first and last outputs copy the edge samples. The reference decoder weights the
+// second-to-last output 3:1 towards sample w-2 instead of w-1; kept, to match it exactly.
+CK_INLINE void upsample_h2v1_body(const uint8_t *in, size_t w, uint8_t *out) {
+    if (w == 1) {
+        out[0] = out[1] = in[0];
+        return;
+    }
+    out[0] = in[0];
+    for (size_t i = 0; i + 1 < w; i++) {
+        int32_t a = in[i], b = in[i + 1];
+        out[2 * i + 1] = (uint8_t)((3 * a + b + 2) >> 2);
+        out[2 * i + 2] = (uint8_t)((3 * b + a + 2) >> 2);
+    }
+    out[2 * w - 2] = (uint8_t)((3 * in[w - 2] + in[w - 1] + 2) >> 2);
+    out[2 * w - 1] = in[w - 1];
+}
+
+// 2x vertically only.
+CK_INLINE void upsample_h1v2_body(const uint8_t *near, const uint8_t *far, size_t w,
+                                  uint8_t *out) {
+    for (size_t i = 0; i < w; i++) out[i] = (uint8_t)((3 * near[i] + far[i] + 2) >> 2);
+}
+
+CK_INLINE void upsample_body(const uint8_t *near, const uint8_t *far, size_t w, int h, int v,
+                             uint8_t *out) {
+    if (h == 2 && v == 2) {
+        upsample_h2v2_body(near, far, w, out);
+    } else if (h == 2 && v == 1) {
+        upsample_h2v1_body(near, w, out);
+    } else if (h == 1 && v == 2) {
+        upsample_h1v2_body(near, far, w, out);
+    } else if (h == 1 && v == 1) {
+        memcpy(out, near, w);
+    } else {
+        // Other factors: nearest neighbour (replicate each sample h times).
+        for (size_t i = 0; i < w; i++) {
+            for (int j = 0; j < h; j++) out[i * (size_t)h + (size_t)j] = near[i];
+        }
+    }
+}
+
+static void upsample_portable(const uint8_t *near, const uint8_t *far, size_t w, int h, int v,
+                              uint8_t *out) {
+    upsample_body(near, far, w, h, v, out);
+}
+
+#if defined(CK_JPEG_X86)
+CK_AVX2 static void upsample_avx2(const uint8_t *near, const uint8_t *far, size_t w, int h,
+                                  int v, uint8_t *out) {
+    upsample_body(near, far, w, h, v, out);
+}
+#endif
+
+void ck_jpeg_upsample_row(const uint8_t *near, const uint8_t *far, size_t lowWidth, int h,
+                          int v, uint8_t *out) {
+    if (lowWidth == 0) return;
+#if defined(CK_JPEG_X86)
+    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+        upsample_avx2(near, far, lowWidth, h, v, out);
+        return;
+    }
+#endif
+    upsample_portable(near, far, lowWidth, h, v, out);
+}
+
+// ---- Colour ----------------------------------------------------------------------------
+
+// JFIF YCbCr -> RGB: 20-bit fixed point, coefficients rounded to 12 bits (shifted by 8);
+// the Cb contribution to green is truncated to a multiple of 2^16 first.
+enum {
+    C_CR_R = 5743 << 8,  // 1.402
+    C_CR_G = 2925 << 8,  // 0.71414
+    C_CB_G = 1410 << 8,  // 0.34414
+    C_CB_B = 7258 << 8,  // 1.772
+};
+
+CK_INLINE void ycbcr_body(const uint8_t *y, const uint8_t *cb, const uint8_t *cr, size_t n,
+                          uint8_t *rgb) {
+    for (size_t i = 0; i < n; i++) {
+        int32_t luma = ((int32_t)y[i] << 20) + (1 << 19);
+        int32_t dr = (int32_t)cr[i] - 128;
+        int32_t db = (int32_t)cb[i] - 128;
+        int32_t cbg = (int32_t)((uint32_t)(db * -C_CB_G) & 0xFFFF0000u);
+        int32_t r = (luma + dr * C_CR_R) >> 20;
+        int32_t g = (luma - dr * C_CR_G + cbg) >> 20;
+        int32_t b = (luma + db * C_CB_B) >> 20;
+        rgb[3 * i] = clamp_u8(r);
+        rgb[3 * i + 1] = clamp_u8(g);
+        rgb[3 * i + 2] = clamp_u8(b);
+    }
+}
+
+static void ycbcr_portable(const uint8_t *y, const uint8_t *cb, const uint8_t *cr, size_t n,
+                           uint8_t *rgb) {
+    ycbcr_body(y, cb, cr, n, rgb);
+}
+
+#if defined(CK_JPEG_X86)
+CK_AVX2 static void ycbcr_avx2(const uint8_t *y, const uint8_t *cb, const uint8_t *cr, size_t n,
+                               uint8_t *rgb) {
+    ycbcr_body(y, cb, cr, n, rgb);
+}
+#endif
+
+void ck_jpeg_ycbcr_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *cr,
+                              size_t count, uint8_t *rgb) {
+#if defined(CK_JPEG_X86)
+    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+        ycbcr_avx2(y, cb, cr, count, rgb);
+        return;
+    }
+#endif
+    ycbcr_portable(y, cb, cr, count, rgb);
+}
+
+void ck_jpeg_interleave_rgb_row(const uint8_t *r, const uint8_t *g, const uint8_t *b,
+                                size_t count, uint8_t *rgb) {
+    for (size_t i = 0; i < count; i++) {
+        rgb[3 * i] = r[i];
+        rgb[3 * i + 1] = g[i];
+        rgb[3 * i + 2] = b[i];
+    }
+}
+
+// x * k / 255 with rounding, as t = x*k + 128; (t + (t >> 8)) >> 8.
+CK_INLINE uint8_t mul_255(uint32_t x, uint32_t k) {
+    uint32_t t = x * k + 128;
+    return (uint8_t)((t + (t >> 8)) >> 8);
+}
+
+void ck_jpeg_cmyk_to_rgb_row(const uint8_t *cmyk, size_t count, uint8_t *rgb) {
+    for (size_t i = 0; i < count; i++) {
+        uint32_t k = cmyk[4 * i + 3];
+        rgb[3 * i] = mul_255(cmyk[4 * i], k);
+        rgb[3 * i + 1] = mul_255(cmyk[4 * i + 1], k);
+        rgb[3 * i + 2] = mul_255(cmyk[4 * i + 2], k);
+    }
+}

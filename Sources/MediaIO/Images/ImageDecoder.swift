@@ -1,0 +1,85 @@
+import Foundation
+
+/// A decoded image file: its pixels, already turned upright by the file's EXIF orientation.
+public struct DecodedImage: Sendable {
+    /// The container the pixels came from.
+    public enum Container: String, Sendable {
+        case jpeg
+        case png
+    }
+
+    /// The upright pixels: `.rgb8`, `.rgba8` (PNG with transparency) or `.gray8`.
+    public var pixels: PixelBuffer
+    /// The file format.
+    public var container: Container
+    /// The EXIF orientation the file declared (JPEG only; `.up` otherwise). It has already been
+    /// applied to `pixels`, mirrored orientations included.
+    public var exifOrientation: EXIFOrientation
+}
+
+/// Decodes JPEG and PNG images from files or memory.
+///
+/// JPEG pixels equal those of MediaPipe's own image loader (see `ck_jpeg.h`); a JPEG's EXIF
+/// orientation is applied physically, so phone photos come out upright, as MediaPipe's
+/// `Image.create_from_file` does. Errors are `MediaError`s naming the source.
+public enum ImageDecoder {
+    /// Reads and decodes the image file at `path`.
+    public static func decode(contentsOfFile path: String) throws -> DecodedImage {
+        let bytes = try readFile(path)
+        return try decode(bytes, source: path)
+    }
+
+    /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors.
+    public static func decode(_ data: [UInt8], source: String = "<memory>") throws -> DecodedImage {
+        try data.withUnsafeBytes { try decode($0, source: source) }
+    }
+
+    /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors.
+    public static func decode(_ data: Data, source: String = "<memory>") throws -> DecodedImage {
+        try data.withUnsafeBytes { try decode($0, source: source) }
+    }
+
+    /// The container of encoded bytes, from their signature; nil when neither JPEG nor PNG.
+    public static func container(of data: UnsafeRawBufferPointer) -> DecodedImage.Container? {
+        if data.count >= 3, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF { return .jpeg }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        if data.count >= 8, (0..<8).allSatisfy({ data[$0] == png[$0] }) { return .png }
+        return nil
+    }
+
+    static func decode(_ data: UnsafeRawBufferPointer, source: String) throws -> DecodedImage {
+        guard data.count > 0 else { throw MediaError(source: source, reason: .empty) }
+        switch container(of: data) {
+        case .jpeg:
+            let stored = try JPEGDecoder.decode(data, source: source)
+            let orientation = EXIFReader.orientation(inJPEG: data)
+            return DecodedImage(pixels: stored.reoriented(orientation), container: .jpeg, exifOrientation: orientation)
+        case .png:
+            return DecodedImage(pixels: try PNGDecoder.decode(data, source: source), container: .png, exifOrientation: .up)
+        case nil:
+            let head = data.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+            throw MediaError(source: source, reason: .unsupportedFormat("not a JPEG or PNG file (starts with \(head))"))
+        }
+    }
+
+    /// The whole file, with typed errors for missing, unreadable and empty files.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw MediaError(source: path, reason: .fileNotFound)
+        }
+        if isDirectory.boolValue { throw MediaError(source: path, reason: .unreadable("it is a directory")) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw MediaError(source: path, reason: .unreadable("permission denied or I/O error"))
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.readToEnd() ?? Data()
+        } catch {
+            throw MediaError(source: path, reason: .unreadable(String(describing: error)))
+        }
+        guard !data.isEmpty else { throw MediaError(source: path, reason: .empty) }
+        return [UInt8](data)
+    }
+}

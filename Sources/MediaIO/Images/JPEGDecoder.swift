@@ -1,0 +1,227 @@
+import CJPEG
+import CKernels
+
+/// JPEG decoding: libjpeg-turbo parses the file and entropy-decodes the coefficients
+/// (baseline, progressive, arithmetic, restart markers); the CKernels reconstruction
+/// (`ck_jpeg.h`) turns them into pixels with the same arithmetic as the stb_image decoder that
+/// MediaPipe uses to load image files, so decoded pixels equal MediaPipe's exactly.
+/// Files that arithmetic does not cover (CMYK/YCCK, 12-bit samples, non-integer sampling
+/// ratios) go through libjpeg-turbo's own pipeline.
+///
+/// Truncated data and corrupt entropy-coded data are errors, not grey or garbled pictures.
+enum JPEGDecoder {
+    static func decode(_ data: UnsafeRawBufferPointer, source: String) throws -> PixelBuffer {
+        guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
+            throw MediaError(source: source, reason: .empty)
+        }
+        guard let reader = vt_jpeg_reader_create() else {
+            throw MediaError(source: source, reason: .corrupt("libjpeg could not create a decoder"))
+        }
+        defer { vt_jpeg_reader_destroy(reader) }
+
+        if vt_jpeg_read_header(reader, base, UInt(data.count)) != 0 {
+            throw failure(reader, source: source, fatal: true)
+        }
+        let width = Int(reader.pointee.info.image_width)
+        let height = Int(reader.pointee.info.image_height)
+        try ImageLimits.validate(width: width, height: height, source: source)
+
+        let components = Int(reader.pointee.info.num_components)
+        if let layout = ReconstructionLayout(reader: reader, components: components) {
+            return try reconstruct(reader, layout: layout, width: width, height: height, source: source)
+        }
+        return try decodeWithLibjpeg(reader, components: components, width: width, height: height, source: source)
+    }
+
+    /// Component geometry for our own reconstruction; nil when libjpeg must do it.
+    private struct ReconstructionLayout {
+        var h: [Int] = []
+        var v: [Int] = []
+        var maxH = 1
+        var maxV = 1
+        var isRGB = false
+
+        init?(reader: UnsafeMutablePointer<vt_jpeg_reader>, components: Int) {
+            let info = reader.pointee.info
+            guard components == 1 || components == 3, info.data_precision == 8,
+                  let comps = info.comp_info else { return nil }
+            maxH = Int(info.max_h_samp_factor)
+            maxV = Int(info.max_v_samp_factor)
+            var ids: [Int32] = []
+            for c in 0..<components {
+                let hs = Int(comps[c].h_samp_factor), vs = Int(comps[c].v_samp_factor)
+                guard hs > 0, vs > 0, maxH % hs == 0, maxV % vs == 0 else { return nil }
+                h.append(maxH / hs)
+                v.append(maxV / vs)
+                ids.append(comps[c].component_id)
+            }
+            if components == 3 {
+                let namedRGB = ids == [0x52, 0x47, 0x42] // 'R', 'G', 'B'
+                let adobeRGB = info.saw_Adobe_marker != 0 && info.Adobe_transform == 0 && info.saw_JFIF_marker == 0
+                isRGB = namedRGB || adobeRGB
+            }
+        }
+    }
+
+    private static func reconstruct(
+        _ reader: UnsafeMutablePointer<vt_jpeg_reader>, layout: ReconstructionLayout,
+        width: Int, height: Int, source: String
+    ) throws -> PixelBuffer {
+        if vt_jpeg_read_coefficients(reader) != 0 { throw failure(reader, source: source, fatal: true) }
+        try checkDamage(reader, source: source)
+        guard let comps = reader.pointee.info.comp_info else {
+            throw MediaError(source: source, reason: .corrupt("no component information"))
+        }
+        let count = layout.h.count
+        // Inverse DCT of every block into one plane per component.
+        var planes: [[UInt8]] = []
+        var planeStride: [Int] = []
+        var lowWidth: [Int] = []
+        var lowHeight: [Int] = []
+        for c in 0..<count {
+            let blocksWide = Int(comps[c].width_in_blocks), blocksHigh = Int(comps[c].height_in_blocks)
+            let stride = blocksWide * 8
+            var quant = [UInt16](repeating: 0, count: 64)
+            guard vt_jpeg_quant_table(reader, Int32(c), &quant) != 0 else {
+                throw MediaError(source: source, reason: .corrupt("component \(c) has no quantisation table"))
+            }
+            var plane = [UInt8](repeating: 0, count: stride * blocksHigh * 8)
+            try plane.withUnsafeMutableBufferPointer { out in
+                guard let o = out.baseAddress else { return }
+                for row in 0..<blocksHigh {
+                    guard let blocks = vt_jpeg_block_row(reader, Int32(c), UInt32(row)) else {
+                        throw failure(reader, source: source, fatal: true)
+                    }
+                    ck_jpeg_idct_blocks(blocks, blocksWide, quant, o + row * 8 * stride, stride)
+                }
+            }
+            planes.append(plane)
+            planeStride.append(stride)
+            lowWidth.append((width + layout.h[c] - 1) / layout.h[c])
+            lowHeight.append((height + layout.v[c] - 1) / layout.v[c])
+        }
+
+        if count == 1 {
+            var out = [UInt8](repeating: 0, count: width * height)
+            for y in 0..<height {
+                out[(y * width)..<((y + 1) * width)] = planes[0][(y * planeStride[0])..<(y * planeStride[0] + width)]
+            }
+            return PixelBuffer(unchecked: width, height: height, format: .gray8, bytesPerRow: width, bytes: out)
+        }
+
+        // Upsample each component to full resolution row by row, then convert to RGB.
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        var rows = (0..<count).map { [UInt8](repeating: 0, count: lowWidth[$0] * layout.h[$0] + 8) }
+        for y in 0..<height {
+            for c in 0..<count {
+                let vs = layout.v[c]
+                let near: Int, far: Int
+                if vs == 2 {
+                    near = y / 2
+                    far = y % 2 == 0 ? max(near - 1, 0) : min(near + 1, lowHeight[c] - 1)
+                } else {
+                    near = min(y / vs, lowHeight[c] - 1)
+                    far = near
+                }
+                let stride = planeStride[c]
+                planes[c].withUnsafeBufferPointer { plane in
+                    rows[c].withUnsafeMutableBufferPointer { row in
+                        guard let p = plane.baseAddress, let r = row.baseAddress else { return }
+                        ck_jpeg_upsample_row(
+                            p + near * stride, p + far * stride, lowWidth[c], Int32(layout.h[c]), Int32(vs), r)
+                    }
+                }
+            }
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let d = dst.baseAddress else { return }
+                rows[0].withUnsafeBufferPointer { r0 in
+                    rows[1].withUnsafeBufferPointer { r1 in
+                        rows[2].withUnsafeBufferPointer { r2 in
+                            guard let a = r0.baseAddress, let b = r1.baseAddress, let c = r2.baseAddress else { return }
+                            if layout.isRGB {
+                                ck_jpeg_interleave_rgb_row(a, b, c, width, d + y * width * 3)
+                            } else {
+                                ck_jpeg_ycbcr_to_rgb_row(a, b, c, width, d + y * width * 3)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(unchecked: width, height: height, format: .rgb8, bytesPerRow: width * 3, bytes: out)
+    }
+
+    private static func decodeWithLibjpeg(
+        _ reader: UnsafeMutablePointer<vt_jpeg_reader>, components: Int, width: Int, height: Int, source: String
+    ) throws -> PixelBuffer {
+        let space: J_COLOR_SPACE
+        let channels: Int
+        switch components {
+        case 1: (space, channels) = (JCS_GRAYSCALE, 1)
+        case 4: (space, channels) = (JCS_CMYK, 4)
+        default: (space, channels) = (JCS_RGB, 3)
+        }
+        if vt_jpeg_start_decompress(reader, space) != 0 { throw failure(reader, source: source, fatal: true) }
+        guard Int(reader.pointee.info.output_width) == width, Int(reader.pointee.info.output_height) == height,
+              Int(reader.pointee.info.output_components) == channels
+        else {
+            throw MediaError(source: source, reason: .unsupportedFormat("unexpected JPEG output layout"))
+        }
+        var row = [UInt8](repeating: 0, count: width * channels)
+        let outChannels = channels == 1 ? 1 : 3
+        var out = [UInt8](repeating: 0, count: width * height * outChannels)
+        for y in 0..<height {
+            if vt_jpeg_read_scanline(reader, &row) != 0 { throw failure(reader, source: source, fatal: true) }
+            out.withUnsafeMutableBufferPointer { dst in
+                guard let d = dst.baseAddress else { return }
+                let line = d + y * width * outChannels
+                row.withUnsafeBufferPointer { r in
+                    guard let s = r.baseAddress else { return }
+                    if channels == 4 {
+                        ck_jpeg_cmyk_to_rgb_row(s, width, line)
+                    } else {
+                        line.update(from: s, count: width * channels)
+                    }
+                }
+            }
+        }
+        try checkDamage(reader, source: source)
+        return PixelBuffer(
+            unchecked: width, height: height, format: outChannels == 1 ? .gray8 : .rgb8,
+            bytesPerRow: width * outChannels, bytes: out)
+    }
+
+    private static func checkDamage(_ reader: UnsafeMutablePointer<vt_jpeg_reader>, source: String) throws {
+        let code = reader.pointee.errors.damageCode
+        guard code != 0 else { return }
+        let message = cString(&reader.pointee.errors.damage)
+        if vt_jpeg_is_truncation(code) != 0 {
+            throw MediaError(source: source, reason: .truncated(message))
+        }
+        throw MediaError(source: source, reason: .corrupt(message))
+    }
+
+    private static func failure(_ reader: UnsafeMutablePointer<vt_jpeg_reader>, source: String, fatal: Bool) -> MediaError {
+        let message = cString(&reader.pointee.errors.message)
+        if message.contains("Not a JPEG file") {
+            return MediaError(source: source, reason: .unsupportedFormat(message))
+        }
+        if message.contains("Empty input") {
+            return MediaError(source: source, reason: .empty)
+        }
+        if reader.pointee.errors.damageCode != 0, vt_jpeg_is_truncation(reader.pointee.errors.damageCode) != 0 {
+            return MediaError(source: source, reason: .truncated(message))
+        }
+        return MediaError(source: source, reason: .corrupt(message.isEmpty ? "libjpeg failed" : message))
+    }
+}
+
+/// A Swift string from a fixed-size C character array (imported as a tuple).
+func cString<T>(_ tuple: UnsafeMutablePointer<T>) -> String {
+    let size = MemoryLayout<T>.size
+    return UnsafeRawPointer(tuple).withMemoryRebound(to: UInt8.self, capacity: size) { p in
+        var n = 0
+        while n < size, p[n] != 0 { n += 1 }
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A MediaPipe model bundle (`.task` file): a zip archive of `.tflite` models, possibly holding
+/// further `.task` bundles (a gesture recognizer bundle holds a hand landmarker bundle).
+///
+/// Members are found by the names MediaPipe gives them, e.g. `hand_detector.tflite` and
+/// `hand_landmarks_detector.tflite` in `hand_landmarker.task`, so Google's official bundles and the
+/// ones `vision-tasks models install` assembles are read the same way:
+///
+/// ```swift
+/// let bundle = try TaskBundle(contentsOf: modelsFolder.appendingPathComponent("gesture_recognizer.task"))
+/// let detector = try bundle.member(named: "hand_detector.tflite")   // found in hand_landmarker.task
+/// ```
+///
+/// Bundles are untrusted input. Opening one checks the zip directory (member names that could
+/// escape a folder, duplicates, sizes beyond `Limits`, sizes a zip bomb would declare) and reads
+/// every member, checking its CRC-32; all problems are reported as `TaskBundleError`.
+///
+/// Differences from MediaPipe: MediaPipe's C++ `ModelAssetBundleResources` keeps the file mapped and
+/// hands out views; this type reads the members (a few MB for the known bundles) into memory once,
+/// so a value is immutable and `Sendable`. Nested bundles are parsed when asked for.
+public struct TaskBundle: Sendable {
+    /// Caps that protect against damaged or malicious archives.
+    public struct Limits: Sendable, Equatable {
+        /// The largest member, uncompressed (default 512 MiB; MediaPipe's models are a few MB).
+        public var maximumMemberSize: UInt64
+        /// The largest total of all members of one bundle, uncompressed (default 1 GiB).
+        public var maximumTotalSize: UInt64
+        /// The most members in one archive (default 10 000).
+        public var maximumMemberCount: Int
+        /// How deep bundles may be nested in one another (default 4).
+        public var maximumNesting: Int
+
+        public init(
+            maximumMemberSize: UInt64 = 512 << 20, maximumTotalSize: UInt64 = 1 << 30,
+            maximumMemberCount: Int = 10_000, maximumNesting: Int = 4
+        ) {
+            self.maximumMemberSize = maximumMemberSize
+            self.maximumTotalSize = maximumTotalSize
+            self.maximumMemberCount = maximumMemberCount
+            self.maximumNesting = maximumNesting
+        }
+    }
+
+    /// The bundle's name in error messages: its file path, `bytes` for `init(bytes:)`, or
+    /// `outer/inner.task` for a nested bundle.
+    public let name: String
+    /// The names of this bundle's own members, in archive order (not those of nested bundles).
+    public let memberNames: [String]
+    /// The limits this bundle was read with (nested bundles use them too).
+    public let limits: Limits
+    private let members: [String: [UInt8]]
+    private let depth: Int
+
+    /// Reads the bundle at `url`.
+    public init(contentsOf url: URL, limits: Limits = Limits()) throws {
+        try self.init(fileURL: url, name: url.path, limits: limits, depth: 0)
+    }
+
+    /// Reads a bundle from its bytes (e.g. a `.task` embedded in an app's resources).
+    /// `name` is used in error messages. The bytes are written to a temporary file while they are
+    /// read (ZIPFoundation reads untrusted archives safely only from files), then it is removed.
+    public init(bytes: [UInt8], name: String = "bytes", limits: Limits = Limits()) throws {
+        try self.init(bytes: bytes, name: name, limits: limits, depth: 0)
+    }
+
+    private init(bytes: [UInt8], name: String, limits: Limits, depth: Int) throws {
+        // ZIPFoundation reads untrusted archives safely only from files (see ZipArchiveReader).
+        let temporary = FileManager.default.temporaryDirectory
+            .appendingPathComponent("vision-tasks-bundle-\(UUID().uuidString).task")
+        do {
+            try Data(bytes).write(to: temporary)
+        } catch {
+            throw TaskBundleError.unreadableFile(
+                path: name, reason: "cannot write a temporary copy to \(temporary.path): \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        try self.init(fileURL: temporary, name: name, limits: limits, depth: depth)
+    }
+
+    private init(fileURL: URL, name: String, limits: Limits, depth: Int) throws {
+        guard depth <= limits.maximumNesting else { throw TaskBundleError.nestingTooDeep(bundle: name) }
+        let reader = try ZipArchiveReader(url: fileURL, name: name, limits: limits)
+        var members: [String: [UInt8]] = [:]
+        for member in reader.members {
+            members[member.name] = try reader.extract(member)
+        }
+        self.name = name
+        self.memberNames = reader.members.map(\.name)
+        self.members = members
+        self.limits = limits
+        self.depth = depth
+    }
+
+    /// Whether this bundle itself (not a nested one) has a member of this name.
+    public func hasMember(named name: String) -> Bool {
+        members[name] != nil
+    }
+
+    /// The bytes of the member called `name`: this bundle's own member if it has one, else the first
+    /// found in its nested `.task` bundles (depth first, in archive order).
+    ///
+    /// - Throws: `TaskBundleError.missingMember` naming the member and this bundle when no bundle
+    ///   has it; the error of a nested bundle that cannot be read.
+    public func member(named name: String) throws -> [UInt8] {
+        if let bytes = try find(name) { return bytes }
+        throw TaskBundleError.missingMember(name: name, bundle: self.name)
+    }
+
+    /// The nested bundle stored as member `name` (e.g. `hand_landmarker.task` inside
+    /// `gesture_recognizer.task`). Only this bundle's own members are searched.
+    public func bundle(named name: String) throws -> TaskBundle {
+        guard let bytes = members[name] else {
+            throw TaskBundleError.missingMember(name: name, bundle: self.name)
+        }
+        return try TaskBundle(bytes: bytes, name: "\(self.name)/\(name)", limits: limits, depth: depth + 1)
+    }
+
+    private func find(_ name: String) throws -> [UInt8]? {
+        if let bytes = members[name] { return bytes }
+        for memberName in memberNames where memberName.hasSuffix(".task") {
+            if let bytes = try bundle(named: memberName).find(name) { return bytes }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The model a task runs and where it runs, as MediaPipe's `BaseOptions` (`MPPBaseOptions`).
+///
+/// Set either `modelAssetPath` (a `.task` bundle or `.tflite` file on disk) or
+/// `modelAssetBuffer` (the same bytes in memory); a non-empty buffer takes precedence over the
+/// path, as in MediaPipe's C++ API.
+///
+/// VisionTasks runs on the CPU only: `delegate` exists so that code written for MediaPipe
+/// compiles, but `.gpu` is refused with `TasksError.unimplemented` when a task is created.
+public final class BaseOptions: @unchecked Sendable {
+    /// The processor a task runs on (`MPPDelegate`).
+    public enum Delegate: Int, Sendable, CustomStringConvertible {
+        case cpu = 0
+        case gpu = 1
+
+        public var description: String { self == .cpu ? "CPU" : "GPU" }
+    }
+
+    /// Where a task's model comes from, after validation.
+    package enum ModelSource: Sendable, Equatable {
+        case file(URL)
+        case buffer(Data)
+    }
+
+    private let lock = NSLock()
+    private var _modelAssetPath = ""
+    private var _modelAssetBuffer: Data?
+    private var _delegate = Delegate.cpu
+
+    /// Path of the model file (`.task` or `.tflite`).
+    public var modelAssetPath: String {
+        get { lock.withLock { _modelAssetPath } }
+        set { lock.withLock { _modelAssetPath = newValue } }
+    }
+
+    /// The model file's bytes, for models that do not live on disk.
+    public var modelAssetBuffer: Data? {
+        get { lock.withLock { _modelAssetBuffer } }
+        set { lock.withLock { _modelAssetBuffer = newValue } }
+    }
+
+    /// The processor to run on. Only `.cpu` is supported.
+    public var delegate: Delegate {
+        get { lock.withLock { _delegate } }
+        set { lock.withLock { _delegate = newValue } }
+    }
+
+    public init() {}
+
+    /// Options with a model path.
+    public convenience init(modelAssetPath: String) {
+        self.init()
+        self.modelAssetPath = modelAssetPath
+    }
+
+    /// Options with a model in memory.
+    public convenience init(modelAssetBuffer: Data) {
+        self.init()
+        self.modelAssetBuffer = modelAssetBuffer
+    }
+
+    /// An independent copy (MediaPipe's options are `NSCopying`).
+    public func copy() -> BaseOptions {
+        let copy = BaseOptions()
+        lock.withLock {
+            copy._modelAssetPath = _modelAssetPath
+            copy._modelAssetBuffer = _modelAssetBuffer
+            copy._delegate = _delegate
+        }
+        return copy
+    }
+
+    /// Validates the options and says where the model comes from. Errors: `.unimplemented`
+    /// for the GPU delegate, `.invalidArgument` when no model is given.
+    package func modelSource() throws -> ModelSource {
+        let (path, buffer, delegate) = lock.withLock { (_modelAssetPath, _modelAssetBuffer, _delegate) }
+        if delegate == .gpu {
+            throw TasksError.unimplemented(
+                "The GPU delegate is not available: VisionTasks runs on the CPU. Set `baseOptions.delegate = .cpu` (the default).")
+        }
+        if let buffer, !buffer.isEmpty {
+            return .buffer(buffer)
+        }
+        guard !path.isEmpty else {
+            throw TasksError.invalidArgument(
+                buffer == nil
+                    ? "BaseOptions has no model: set `modelAssetPath` or `modelAssetBuffer`."
+                    : "`modelAssetBuffer` is empty and no `modelAssetPath` is set.")
+        }
+        return .file(URL(fileURLWithPath: path))
+    }
+}

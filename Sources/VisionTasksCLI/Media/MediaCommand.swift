@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import MediaIO
+
+/// `vision-tasks media`: look at images and videos the way the tasks will see them.
+struct MediaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "media",
+        abstract: "Inspect and decode images and videos as the tasks see them.",
+        subcommands: [MediaInfoCommand.self, MediaDecodeCommand.self])
+}
+
+/// `vision-tasks media info FILE...`
+struct MediaInfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Print dimensions, orientation, codec, frame rate and frame count of images and videos.",
+        discussion: """
+            Examples:
+              vision-tasks media info photo.jpg clip.mp4
+              vision-tasks media info --count-frames videos/
+            """)
+
+    @Argument(help: "Images, videos or directories.") var inputs: [String]
+    @Flag(help: "Decode every frame of videos to count them (and find damage).") var countFrames = false
+
+    func run() throws {
+        let found = InputEnumerator.enumerate(inputs, raw: false)
+        var ok = found.problems.isEmpty
+        for problem in found.problems { MediaDriver.report(problem) }
+        for input in found.inputs {
+            do {
+                print(try Self.describe(input, countFrames: countFrames))
+            } catch {
+                MediaDriver.report(String(describing: error))
+                ok = false
+            }
+        }
+        if !ok { throw ExitCode(1) }
+    }
+
+    static func describe(_ input: MediaInput, countFrames: Bool) throws -> String {
+        switch input.kind {
+        case .image, .raw:
+            let decoded = try ImageDecoder.decode(contentsOfFile: input.path)
+            let p = decoded.pixels
+            return "\(input.path): image \(decoded.container.rawValue) \(p.width)x\(p.height) \(p.format.rawValue)"
+                + ", EXIF orientation \(decoded.exifOrientation) (applied)"
+        case .video:
+            let reader = try VideoReader(path: input.path)
+            let i = reader.info
+            var line = "\(input.path): video \(i.containerName) \(i.codecName) \(i.width)x\(i.height)"
+                + String(format: ", %.3f fps", i.framesPerSecond)
+            if let d = i.durationSeconds { line += String(format: ", %.2f s", d) }
+            if let n = i.declaredFrameCount { line += ", \(n) frames declared" }
+            if countFrames {
+                var count = 0
+                var last = 0
+                while let frame = try reader.nextFrame() {
+                    count += 1
+                    last = frame.timestampInMilliseconds
+                }
+                line += ", \(count) frames decoded, last at \(last) ms"
+            }
+            return line
+        }
+    }
+}
+
+/// `vision-tasks media decode INPUT --output FILE`
+struct MediaDecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode an image or video to raw RGB frames (rgb24), or an image to PNG.",
+        discussion: """
+            The frames are exactly the pixels the tasks receive. Examples:
+              vision-tasks media decode clip.mp4 -o frames.rgb     # then: --raw 640x360:rgb24
+              vision-tasks media decode photo.jpg -o upright.png
+            """)
+
+    @Argument(help: "An image or a video.") var input: String
+    @Option(name: .shortAndLong, help: "Output file: .png for an image, otherwise raw rgb24 frames.") var output: String
+
+    func run() throws {
+        guard let kind = MediaInput.kind(ofFile: input, strict: true) else { throw ExitCode(1) }
+        if output.lowercased().hasSuffix(".png") {
+            guard kind == .image else { throw ValidationError("PNG output is for images; use a .rgb file for videos") }
+            try ImageEncoder.write(try ImageDecoder.decode(contentsOfFile: input).pixels, to: output, format: .png)
+            return
+        }
+        guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
+            throw ValidationError("cannot write \(output)")
+        }
+        defer { try? handle.close() }
+        if kind == .image {
+            handle.write(Data(try ImageDecoder.decode(contentsOfFile: input).pixels.convertedToRGB8().packed().bytes))
+            return
+        }
+        let reader = try VideoReader(path: input)
+        var count = 0
+        while let frame = try reader.nextFrame() {
+            handle.write(Data(frame.image.packed().bytes))
+            count += 1
+        }
+        FileHandle.standardError.write(Data("\(input): \(count) frames of \(reader.info.width)x\(reader.info.height) rgb24\n".utf8))
+    }
+}

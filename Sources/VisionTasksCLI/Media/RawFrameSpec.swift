@@ -1,0 +1,88 @@
+import Foundation
+import MediaIO
+
+/// `--raw WIDTHxHEIGHT:FORMAT`: inputs are raw frames of this size and layout, one after
+/// another, without headers (as `ffmpeg -f rawvideo -pix_fmt FORMAT` writes them).
+struct RawFrameSpec: Sendable, Equatable {
+    var width: Int
+    var height: Int
+    var format: PixelFormat
+
+    /// FFmpeg's pixel format names, and ours.
+    static let formatNames: [String: PixelFormat] = [
+        "rgb24": .rgb8, "rgb8": .rgb8, "rgba": .rgba8, "rgba8": .rgba8, "bgra": .bgra8, "bgra8": .bgra8,
+        "gray": .gray8, "gray8": .gray8, "nv12": .nv12VideoRange, "nv12video": .nv12VideoRange,
+        "nv12full": .nv12FullRange,
+    ]
+
+    /// Parses `640x480:rgb24`. `nv12` is video range (what cameras and FFmpeg produce);
+    /// `nv12full` is full range.
+    init(parsing text: String) throws {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        let size = parts.first?.lowercased().split(separator: "x").compactMap { Int($0) } ?? []
+        guard parts.count == 2, size.count == 2, let format = Self.formatNames[parts[1].lowercased()] else {
+            throw MediaError(source: "--raw", reason: .invalidArgument(
+                "'\(text)' is not WIDTHxHEIGHT:FORMAT with FORMAT one of rgb24, rgba, bgra, gray, nv12, nv12full"))
+        }
+        try ImageLimits.validate(width: size[0], height: size[1], source: "--raw")
+        width = size[0]
+        height = size[1]
+        self.format = format
+    }
+
+    /// Bytes in one frame.
+    var frameByteCount: Int {
+        if format.isBiPlanar { return width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2) }
+        return width * height * format.bytesPerPixel
+    }
+}
+
+/// Reads raw frames one after another from a file or standard input.
+final class RawFrameReader {
+    let spec: RawFrameSpec
+    let source: String
+    private let handle: FileHandle
+    private var index = 0
+
+    init(path: String, spec: RawFrameSpec) throws {
+        self.spec = spec
+        source = path == "-" ? "<stdin>" : path
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            guard FileManager.default.fileExists(atPath: path) else { throw MediaError(source: path, reason: .fileNotFound) }
+            guard let h = FileHandle(forReadingAtPath: path) else {
+                throw MediaError(source: path, reason: .unreadable("permission denied or I/O error"))
+            }
+            handle = h
+        }
+    }
+
+    deinit { if source != "<stdin>" { try? handle.close() } }
+
+    /// The next frame, nil at the end; a partial last frame is a truncation error.
+    func next() throws -> PixelBuffer? {
+        let size = spec.frameByteCount
+        var data = Data()
+        while data.count < size {
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: size - data.count)
+            } catch {
+                throw MediaError(source: source, reason: .unreadable(String(describing: error)))
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            data.append(chunk)
+        }
+        if data.isEmpty {
+            if index == 0 { throw MediaError(source: source, reason: .empty) }
+            return nil
+        }
+        guard data.count == size else {
+            throw MediaError(source: source, reason: .truncated(
+                "frame \(index) has \(data.count) of \(size) bytes (\(spec.width)x\(spec.height) \(spec.format.rawValue))"))
+        }
+        index += 1
+        return try PixelBuffer(width: spec.width, height: spec.height, format: spec.format, bytes: [UInt8](data), source: source)
+    }
+}

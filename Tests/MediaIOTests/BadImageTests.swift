@@ -1,0 +1,123 @@
+import Foundation
+import MediaIO
+import TestSupport
+import XCTest
+
+/// Unreadable, truncated, corrupt, empty, non-image and oversized input: typed errors, no crash.
+final class BadImageTests: XCTestCase {
+    private func reason(_ body: () throws -> Any) -> MediaError.Reason? {
+        do {
+            _ = try body()
+            return nil
+        } catch let error as MediaError {
+            XCTAssertFalse(error.description.isEmpty)
+            return error.reason
+        } catch {
+            XCTFail("not a MediaError: \(error)")
+            return nil
+        }
+    }
+
+    func testMissingFileEmptyAndNonImage() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-bad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("missing.jpg").path
+        XCTAssertEqual(reason { try ImageDecoder.decode(contentsOfFile: missing) }, .fileNotFound)
+        let empty = dir.appendingPathComponent("empty.png")
+        try Data().write(to: empty)
+        XCTAssertEqual(reason { try ImageDecoder.decode(contentsOfFile: empty.path) }, .empty)
+        let text = dir.appendingPathComponent("notes.jpg")
+        try Data("hello, not an image".utf8).write(to: text)
+        guard case .unsupportedFormat = reason({ try ImageDecoder.decode(contentsOfFile: text.path) }) else {
+            return XCTFail("text file accepted as an image")
+        }
+        guard case .unreadable = reason({ try ImageDecoder.decode(contentsOfFile: dir.path) }) else {
+            return XCTFail("directory accepted as an image")
+        }
+        do {
+            _ = try ImageDecoder.decode(contentsOfFile: missing)
+        } catch let error as MediaError {
+            XCTAssertTrue(error.description.contains("missing.jpg"), error.description)
+        }
+    }
+
+    func testTruncatedJPEGAndPNG() throws {
+        for name in ["media/neg_banana.jpg", "media/pose_fullbody_yoga_warrior.jpg", "media/hand_closed_fist_01_frame_from_asl_video.png"] {
+            let bytes = [UInt8](try Data(contentsOf: try SharedTestData.file(name)))
+            for fraction in [0.02, 0.5, 0.9] {
+                let cut = Array(bytes.prefix(Int(Double(bytes.count) * fraction)))
+                let result = reason { try ImageDecoder.decode(cut, source: name) }
+                switch result {
+                case .truncated, .corrupt: break
+                default: XCTFail("\(name) cut to \(fraction): \(String(describing: result))")
+                }
+            }
+        }
+    }
+
+    func testFlippedBytesGiveErrorsOrPicturesButNeverCrash() throws {
+        let bytes = [UInt8](try Data(contentsOf: try SharedTestData.file("media/hand_victory_right_01.jpg")))
+        // Damaging the headers (quantisation/Huffman tables, frame header) must be an error.
+        var header = bytes
+        if let sof = (2..<(bytes.count - 1)).first(where: { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC4 }) {
+            for i in (sof + 4)..<(sof + 40) { header[i] ^= 0xFF }
+        }
+        XCTAssertNotNil(reason { try ImageDecoder.decode(header) })
+        // Damage spread over the entropy-coded data: decoders may or may not notice; either way a
+        // typed error or a picture of the right size, never a crash.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            var damaged = bytes
+            for _ in 0..<8 {
+                let at = Int.random(in: 600..<(bytes.count - 2), using: &generator)
+                damaged[at] ^= UInt8.random(in: 1...255, using: &generator)
+            }
+            do {
+                let image = try ImageDecoder.decode(damaged)
+                XCTAssertEqual(image.pixels.width, 418)
+            } catch is MediaError {
+            }
+        }
+        let png = [UInt8](try Data(contentsOf: try SharedTestData.file("media/hand_closed_fist_01_frame_from_asl_video.png")))
+        var damagedPNG = png
+        for i in stride(from: 100, to: png.count - 100, by: 997) { damagedPNG[i] ^= 0x5A }
+        guard case .corrupt = reason({ try ImageDecoder.decode(damagedPNG) }) else {
+            return XCTFail("PNG with damaged chunks (CRC mismatch) accepted")
+        }
+    }
+
+    func testHugeDeclaredDimensionsAreRefusedBeforeAllocating() throws {
+        // JPEG: patch the frame header to 60000 x 60000.
+        var jpeg = [UInt8](try Data(contentsOf: try SharedTestData.file("media/neg_banana.jpg")))
+        guard let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && (jpeg[$0 + 1] == 0xC0 || jpeg[$0 + 1] == 0xC2) })
+        else { return XCTFail("no SOF marker") }
+        jpeg[sof + 5] = 0xEA; jpeg[sof + 6] = 0x60 // height 60000
+        jpeg[sof + 7] = 0xEA; jpeg[sof + 8] = 0x60 // width 60000
+        XCTAssertEqual(reason { try ImageDecoder.decode(jpeg) }, .tooLarge(width: 60000, height: 60000))
+
+        // PNG: patch IHDR to 100000 x 10 (over 65535 a side) with a valid CRC.
+        var png = [UInt8](try ImageEncoder.png(TestImages.pattern(width: 8, height: 8)))
+        let width: UInt32 = 100_000, height: UInt32 = 10
+        for i in 0..<4 {
+            png[16 + i] = UInt8((width >> (24 - 8 * UInt32(i))) & 0xFF)
+            png[20 + i] = UInt8((height >> (24 - 8 * UInt32(i))) & 0xFF)
+        }
+        let crc = TestImages.crc32(png[12..<29])
+        for i in 0..<4 { png[29 + i] = UInt8((crc >> (24 - 8 * UInt32(i))) & 0xFF) }
+        XCTAssertEqual(reason { try ImageDecoder.decode(png) }, .tooLarge(width: 100_000, height: 10))
+
+        XCTAssertEqual(
+            reason { try PixelBuffer(width: 70_000, height: 2, format: .rgb8, bytes: []) },
+            .tooLarge(width: 70_000, height: 2))
+    }
+
+    func testRawPixelBuffersTooShortAreRefused() {
+        guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .rgba8, bytes: [UInt8](repeating: 0, count: 63)) })
+        else { return XCTFail("short buffer accepted") }
+        guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .rgb8, bytesPerRow: 11, bytes: [UInt8](repeating: 0, count: 64)) })
+        else { return XCTFail("short stride accepted") }
+        guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .nv12FullRange, bytes: [UInt8](repeating: 0, count: 16 + 7)) })
+        else { return XCTFail("short NV12 accepted") }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import MediaIO
+import TestSupport
+import XCTest
+
+final class VideoTests: XCTestCase {
+    private static let videos = [
+        "video_hand_asl_letters.mp4", "video_hand_samples_test.mp4", "video_pose_arms_raise_indoor.mp4",
+        "video_pose_squats.mp4", "video_upperbody_hands_talking.mp4", "gif_two_hands_with_mediapipe_overlay.gif",
+    ]
+
+    /// Frame counts equal the reference frame lists; timestamps are within 1 ms of theirs
+    /// (round(frame x 1000 / fps)).
+    func testFrameCountsAndTimestampsMatchTheReferences() throws {
+        let reference = try SharedTestData.file("reference")
+        var report: [String] = []
+        for name in Self.videos {
+            let url = try SharedTestData.file("media/\(name)")
+            let lines = try String(contentsOf: reference.appendingPathComponent(
+                (name as NSString).deletingPathExtension + ".jsonl"), encoding: .utf8).split(separator: "\n")
+            let expected = try lines.map { line -> Int in
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["timestampInMilliseconds"] as? Int ?? -1
+            }
+            let reader = try VideoReader(path: url.path)
+            var count = 0
+            var worst = 0
+            var previous = -1
+            for frame in reader {
+                XCTAssertEqual(frame.index, count)
+                XCTAssertEqual(frame.image.width, reader.info.width)
+                XCTAssertEqual(frame.image.height, reader.info.height)
+                XCTAssertEqual(frame.image.format, .rgb8)
+                XCTAssertGreaterThan(frame.timestampInMilliseconds, previous)
+                previous = frame.timestampInMilliseconds
+                if count < expected.count { worst = max(worst, abs(frame.timestampInMilliseconds - expected[count])) }
+                count += 1
+            }
+            XCTAssertNil(reader.failure, "\(name): \(String(describing: reader.failure))")
+            XCTAssertEqual(count, expected.count, name)
+            XCTAssertLessThanOrEqual(worst, 1, "\(name): timestamps differ by up to \(worst) ms")
+            report.append("\(name): \(count) frames (reference \(expected.count)), \(reader.info.framesPerSecond) fps, max timestamp difference \(worst) ms")
+        }
+        print("video frames vs references:\n  " + report.joined(separator: "\n  "))
+    }
+
+    func testAsyncSequenceDeliversTheSameFrames() async throws {
+        let url = try SharedTestData.file("media/video_pose_squats.mp4")
+        var timestamps: [Int] = []
+        for try await frame in try VideoReader(path: url.path) { timestamps.append(frame.timestampInMilliseconds) }
+        XCTAssertEqual(timestamps.count, 65)
+        XCTAssertEqual(timestamps.prefix(3), [0, 200, 400])
+    }
+
+    /// A video cut short yields the frames before the cut, then a truncation error; never hangs.
+    func testTruncatedVideoYieldsFramesThenAnError() throws {
+        // This file has its index (moov) before the frames, so a cut file still opens.
+        let url = try SharedTestData.file("media/video_hand_samples_test.mp4")
+        let bytes = try Data(contentsOf: url)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-video-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cut = dir.appendingPathComponent("cut.mp4")
+        try bytes.prefix(bytes.count * 6 / 10).write(to: cut)
+        let reader = try VideoReader(path: cut.path)
+        var frames = 0
+        var failure: MediaError?
+        do {
+            while try reader.nextFrame() != nil { frames += 1 }
+        } catch let error as MediaError {
+            failure = error
+        }
+        XCTAssertGreaterThan(frames, 10)
+        XCTAssertLessThan(frames, 202)
+        guard case .truncated = failure?.reason else { return XCTFail("no truncation error: \(String(describing: failure))") }
+        XCTAssertNil(try reader.nextFrame(), "the reader stays finished after the error")
+
+        // A file whose index comes after the frames cannot be opened once cut: an error at once.
+        let late = try Data(contentsOf: try SharedTestData.file("media/video_pose_squats.mp4"))
+        let lateCut = dir.appendingPathComponent("late.mp4")
+        try late.prefix(late.count / 2).write(to: lateCut)
+        XCTAssertThrowsError(try VideoReader(path: lateCut.path)) { XCTAssertTrue($0 is MediaError) }
+
+        // Cut inside the header: no video at all.
+        let stub = dir.appendingPathComponent("stub.mp4")
+        try bytes.prefix(200).write(to: stub)
+        XCTAssertThrowsError(try VideoReader(path: stub.path).nextFrame()) { XCTAssertTrue($0 is MediaError) }
+    }
+
+    /// Flipped bytes: frames or typed errors, never a crash or a hang.
+    func testCorruptVideoNeverCrashes() throws {
+        let url = try SharedTestData.file("media/video_hand_samples_test.mp4")
+        var bytes = [UInt8](try Data(contentsOf: url))
+        for i in stride(from: bytes.count / 3, to: bytes.count, by: 4099) { bytes[i] ^= 0xFF }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-video-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let damaged = dir.appendingPathComponent("damaged.mp4")
+        try Data(bytes).write(to: damaged)
+        do {
+            let reader = try VideoReader(path: damaged.path)
+            var frames = 0
+            do {
+                while try reader.nextFrame() != nil { frames += 1 }
+            } catch is MediaError {
+            }
+            XCTAssertLessThanOrEqual(frames, 202)
+        } catch is MediaError {
+        }
+        let text = dir.appendingPathComponent("notes.mp4")
+        try Data("not a video".utf8).write(to: text)
+        XCTAssertThrowsError(try VideoReader(path: text.path)) { XCTAssertTrue($0 is MediaError) }
+        XCTAssertThrowsError(try VideoReader(path: dir.appendingPathComponent("missing.mp4").path)) {
+            XCTAssertEqual(($0 as? MediaError)?.reason, .fileNotFound)
+        }
+    }
+
+    func testWrittenVideoReadsBack() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-writer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("out.mp4").path
+        let writer = try VideoWriter(path: path, width: 63, height: 47, framesPerSecond: 25)
+        let base = TestImages.pattern(width: 63, height: 47)
+        for i in 0..<12 { try writer.append(base, timestampInMilliseconds: i * 40) }
+        try writer.finish()
+        let reader = try VideoReader(path: path)
+        XCTAssertEqual(reader.info.width, 64) // padded to even
+        XCTAssertEqual(reader.info.height, 48)
+        let frames = Array(reader)
+        XCTAssertNil(reader.failure)
+        XCTAssertEqual(frames.count, 12)
+        XCTAssertEqual(frames.map(\.timestampInMilliseconds), (0..<12).map { $0 * 40 })
+        XCTAssertThrowsError(try writer.append(base))
+    }
+}

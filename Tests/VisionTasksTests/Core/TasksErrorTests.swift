@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+
+@testable import VisionTasks
+
+final class TasksErrorTests: XCTestCase {
+    func testCodesMatchMediaPipe() {
+        XCTAssertEqual(TasksError.invalidArgument("x").code.rawValue, 3)
+        XCTAssertEqual(TasksError.failedPrecondition("x").code.rawValue, 9)
+        XCTAssertEqual(TasksError.unimplemented("x").code.rawValue, 12)
+        XCTAssertEqual(TasksError.internalError("x").code.rawValue, 13)
+        XCTAssertEqual(TasksError.unauthenticated("x").code.rawValue, 16)
+        XCTAssertEqual(TasksErrorCode.allCases.map(\.rawValue), Array(1...16))
+        let timestamp = TasksError.nonMonotonicTimestamp(previousMilliseconds: 66, receivedMilliseconds: 33)
+        XCTAssertEqual(timestamp.code, .invalidArgumentError)
+        XCTAssertEqual(
+            timestamp.message, "Input timestamp must be monotonically increasing: got 33 ms after 66 ms.")
+    }
+
+    func testBridgesToNSErrorWithMediaPipeDomain() {
+        let error = TasksError.notFound("no such model: /tmp/x.task") as NSError
+        XCTAssertEqual(error.domain, "com.google.mediapipe.tasks")
+        XCTAssertEqual(error.code, 5)
+        XCTAssertEqual(error.localizedDescription, "no such model: /tmp/x.task")
+    }
+
+    func testBaseOptions() throws {
+        let options = BaseOptions()
+        XCTAssertThrowsError(try options.modelSource()) { error in
+            XCTAssertEqual(error as? TasksError, .invalidArgument("BaseOptions has no model: set `modelAssetPath` or `modelAssetBuffer`."))
+        }
+        options.modelAssetPath = "/models/hand_landmarker.task"
+        XCTAssertEqual(try options.modelSource(), .file(URL(fileURLWithPath: "/models/hand_landmarker.task")))
+        options.modelAssetBuffer = Data([1, 2, 3])
+        XCTAssertEqual(try options.modelSource(), .buffer(Data([1, 2, 3])))  // buffer first
+        options.modelAssetBuffer = Data()
+        XCTAssertEqual(try options.modelSource(), .file(URL(fileURLWithPath: "/models/hand_landmarker.task")))
+        let copy = options.copy()
+        options.modelAssetPath = "/elsewhere"
+        XCTAssertEqual(copy.modelAssetPath, "/models/hand_landmarker.task")
+        copy.delegate = .gpu
+        XCTAssertThrowsError(try copy.modelSource()) { error in
+            XCTAssertEqual((error as? TasksError)?.code, .unimplementedError)
+        }
+        XCTAssertEqual(BaseOptions(modelAssetPath: "a").modelAssetPath, "a")
+    }
+}

@@ -1,0 +1,96 @@
+# Shared by scripts/vision-tasks and scripts/test: installs what the project needs, idempotently.
+# Sourced, not run. Messages go to stderr so that the tool's own output stays clean on stdout.
+
+VT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# One set of build flags for the tool and the tests, so that `swift test` reuses the tool's build.
+VT_BUILD_FLAGS=(-c release -Xswiftc -enable-testing)
+
+vt_log() { printf '==> %s\n' "$*" >&2; }
+vt_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Seconds since the epoch, with fractions when bash provides them.
+vt_now() { printf '%s' "${EPOCHREALTIME:-$SECONDS}"; }
+vt_elapsed() { awk -v a="$1" -v b="$(vt_now)" 'BEGIN { printf "%.1f s", b - a }'; }
+
+vt_require_swift() {
+    command -v swift >/dev/null 2>&1 || vt_die "Swift is not installed: see https://www.swift.org/install/linux/ (Swift 6.0 or newer)"
+}
+
+# Runs a command as root: directly when we are root, with sudo otherwise.
+vt_as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        vt_die "need root to run: $* (run as root or install sudo)"
+    fi
+}
+
+vt_deb_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+vt_python() { printf '%s' "${VISION_TASKS_PYTHON:-python3}"; }
+
+# The system packages: pkg-config, the JPEG, PNG and FFmpeg development files, pip (for the model
+# installer) and git (for SwiftPM). Nothing is installed when they are all there.
+vt_ensure_system_packages() {
+    local modules=(libjpeg libpng libavformat libavcodec libswscale libavutil)
+    local libraries_ok=1 pip_ok=1 git_ok=1
+    # SwiftPM fetches the package's dependencies with git.
+    command -v git >/dev/null 2>&1 || git_ok=0
+    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "${modules[@]}" 2>/dev/null; then
+        libraries_ok=0
+    fi
+    if ! "$(vt_python)" -m pip --version >/dev/null 2>&1; then
+        pip_ok=0
+    fi
+    [ "$libraries_ok" -eq 1 ] && [ "$pip_ok" -eq 1 ] && [ "$git_ok" -eq 1 ] && return 0
+
+    if ! command -v apt-get >/dev/null 2>&1; then
+        [ "$git_ok" -eq 1 ] || vt_die "git is not installed (SwiftPM needs it to fetch dependencies)"
+        [ "$libraries_ok" -eq 1 ] || vt_die "missing development libraries (pkg-config modules: ${modules[*]}); install pkg-config, libjpeg-turbo, libpng and FFmpeg with their headers"
+        vt_die "$(vt_python) has no pip; install pip or set VISION_TASKS_PYTHON to a Python that has it"
+    fi
+
+    local wanted=(pkg-config libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev)
+    [ "$pip_ok" -eq 1 ] || wanted+=(python3-pip)
+    [ "$git_ok" -eq 1 ] || wanted+=(git ca-certificates)
+    local missing=() package
+    for package in "${wanted[@]}"; do
+        vt_deb_installed "$package" || missing+=("$package")
+    done
+    if [ "${#missing[@]}" -eq 0 ]; then
+        [ "$libraries_ok" -eq 1 ] || vt_die "the Debian packages are installed but pkg-config does not find ${modules[*]}"
+        vt_die "python3-pip is installed but '$(vt_python) -m pip' fails; set VISION_TASKS_PYTHON to a Python that has pip"
+    fi
+    vt_log "installing system packages: ${missing[*]}"
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    # Ubuntu names the JPEG package differently.
+    if [[ " ${missing[*]} " == *" libjpeg62-turbo-dev "* ]] && ! apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then
+        missing=("${missing[@]/libjpeg62-turbo-dev/libjpeg-dev}")
+    fi
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# Builds everything but the tests, in release, with the flags the tests use.
+vt_build() {
+    vt_log "building (swift build ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
+    swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" >&2
+}
+
+# The built tool (asks SwiftPM once, then remembers).
+VT_TOOL=""
+vt_tool() {
+    if [ -z "$VT_TOOL" ]; then
+        VT_TOOL="$(swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/vision-tasks"
+    fi
+    printf '%s' "$VT_TOOL"
+}
+
+# Installs the models (does nothing when they are installed and intact).
+vt_install_models() {
+    vt_tool >/dev/null
+    "$VT_TOOL" models install >&2
+}
