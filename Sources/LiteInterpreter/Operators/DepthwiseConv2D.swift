@@ -42,6 +42,7 @@ enum DepthwiseConv2D {
             guard c == 1 else {
                 throw context.unsupported("depth multiplier \(multiplier) with \(c) input channels")
             }
+            try Conv2DOperation.checkIndirection(pixels: output.elementCount / oc, taps: taps, context: context)
             // One input channel: output channel o uses weights[ky][kx][o], i.e. OHWI with I = 1.
             var ohwi = [Float](repeating: 0, count: oc * taps)
             for t in 0..<taps { for o in 0..<oc { ohwi[o * taps + t] = weights[t * oc + o] } }
