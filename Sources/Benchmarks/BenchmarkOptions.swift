@@ -10,9 +10,20 @@ struct BenchmarkOptions {
     var compareWithLiteRT = true
     /// Print where the time goes, per operator kind, instead of the comparison.
     var profile = false
+    /// Sections to run (`models`, `gesture`, `hands`); empty = all.
+    var sections: Set<String> = []
+    /// Timed calls per image in the task sections.
+    var taskRuns = 10
+    var compareWithMediaPipe = true
+
+    static let sectionNames: Set<String> = ["models", "gesture", "hands"]
+
+    /// Whether the section `name` runs.
+    func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
         usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
+                                  [--sections models,gesture,hands] [--task-runs N] [--no-mediapipe]
 
           --threads   thread counts to run with (default 1,2)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
@@ -21,6 +32,11 @@ struct BenchmarkOptions {
           --profile   print our time per operator kind for each model instead of the comparison
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
+          --sections  sections to run, of models,gesture,hands (default: all); gesture: image mode on
+                      the test images, hands: video mode on every frame of the test videos
+          --task-runs timed calls per image in the task sections (default 10); video frames run once
+          --no-mediapipe  do not time MediaPipe's Python Tasks API (otherwise $VISION_TASKS_PYTHON
+                      or python3 runs scripts/benchmarks/mediapipe_tasks.py with mediapipe)
         Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
         """
 
@@ -49,6 +65,13 @@ struct BenchmarkOptions {
             case "--warmup": warmup = try positiveInts(try value(for: argument), argument)[0]
             case "--no-litert": compareWithLiteRT = false
             case "--profile": profile = true
+            case "--sections":
+                sections = Set(try value(for: argument).split(separator: ",").map(String.init))
+                guard sections.isSubset(of: Self.sectionNames) else {
+                    throw UsageError(description: "--sections takes \(Self.sectionNames.sorted().joined(separator: ",")), got \(sections.sorted())")
+                }
+            case "--task-runs": taskRuns = try positiveInts(try value(for: argument), argument)[0]
+            case "--no-mediapipe": compareWithMediaPipe = false
             case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)
             default: throw UsageError(description: "unknown argument \(argument)\n\(BenchmarkOptions.usage)")
             }

@@ -8,8 +8,8 @@ run, for the gesture recognizer, the hand landmarker and the pose landmarker. Us
   mediapipe_tasks.py hands   --model hand_landmarker.task    [--num-hands N] [--runs R] [--warmup W] FILE...
   mediapipe_tasks.py pose    --model pose_landmarker_full.task [--num-poses N] [--masks] [--runs R] [--warmup W] FILE...
 
-Images run in image mode: R timed calls each after W untimed ones. Videos (every frame decoded
-with OpenCV first, as the references were, and converted to RGB) run in video mode: every frame
+Images run in image mode: R timed calls each after W untimed ones. Videos (decoded with OpenCV
+frame by frame, as the references were, and converted to RGB) run in video mode: every frame
 once, each call timed, with timestamps round(frame x 1000 / fps). Only the task call is timed.
 Prints one JSON object per file on stdout:
   {"task", "file", "mode", "frames", "median_ms", "mean_ms", "peak_rss_mb", "hands" | "poses"}
@@ -101,16 +101,17 @@ def main() -> int:
                 return 3
             capture = cv2.VideoCapture(path)
             fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
-            frames = []
+            runner = task.create(vision.RunningMode.VIDEO)
+            found = 0
+            index = 0
             while True:
+                # Decoded one frame at a time (not timed), so memory holds one frame.
                 ok, bgr = capture.read()
                 if not ok:
                     break
-                frames.append(mp.Image(image_format=mp.ImageFormat.SRGB, data=cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)))
-            runner = task.create(vision.RunningMode.VIDEO)
-            found = 0
-            for index, image in enumerate(frames):
+                image = mp.Image(image_format=mp.ImageFormat.SRGB, data=cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB))
                 timestamp = int(round(index * 1000.0 / fps))
+                index += 1
                 start = time.perf_counter()
                 result = task.video_frame(runner, image, timestamp)
                 times.append((time.perf_counter() - start) * 1000.0)
