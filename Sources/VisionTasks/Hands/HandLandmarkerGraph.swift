@@ -55,8 +55,18 @@ final class HandLandmarkerGraph {
     }
 
     /// Processes one image or frame. `tracksAcrossFrames` (video, live stream) enables region
-    /// tracking.
+    /// tracking. After an error the tracked regions are forgotten, so that the next frame
+    /// starts from palm detection instead of failing on the same regions again.
     func process(_ image: ImagePixels, tracksAcrossFrames: Bool) throws -> [Hand] {
+        do {
+            return try run(image, tracksAcrossFrames: tracksAcrossFrames)
+        } catch {
+            if tracksAcrossFrames { tracker.reset() }
+            throw error
+        }
+    }
+
+    private func run(_ image: ImagePixels, tracksAcrossFrames: Bool) throws -> [Hand] {
         let regions: [NormalizedRect]
         if tracksAcrossFrames {
             let detected = tracker.needsDetection ? try detectRegions(image) : nil
