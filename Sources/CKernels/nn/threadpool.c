@@ -48,7 +48,9 @@ struct ck_threadpool {
     ck_range_fn fn;
     void *context;
     size_t count;
-    size_t chunks;
+    /// Atomic because a worker still leaving the previous job reads it while the caller sets
+    /// up the next one (see ck_parallel_for).
+    atomic_size_t chunks;
     /// (generation << 32) | next chunk to claim.
     _Atomic uint64_t claim;
     atomic_size_t completed;
@@ -56,7 +58,8 @@ struct ck_threadpool {
 };
 
 static void chunk_bounds(const ck_threadpool *p, size_t chunk, size_t *begin, size_t *end) {
-    size_t base = p->count / p->chunks, extra = p->count % p->chunks;
+    size_t chunks = atomic_load_explicit(&p->chunks, memory_order_relaxed);
+    size_t base = p->count / chunks, extra = p->count % chunks;
     *begin = chunk * base + CK_MIN(chunk, extra);
     *end = *begin + base + (chunk < extra ? 1 : 0);
 }
@@ -67,7 +70,9 @@ static void run_chunks(ck_threadpool *p, unsigned generation) {
         uint64_t current = atomic_load_explicit(&p->claim, memory_order_acquire);
         if ((unsigned)(current >> 32) != generation) return;
         size_t chunk = (size_t)(current & 0xffffffffu);
-        if (chunk >= p->chunks) return;
+        // Acquire: if this is already the next job's chunk count, the caller's closing of
+        // this job's claim (stored before it) is visible, and the exchange below fails.
+        if (chunk >= atomic_load_explicit(&p->chunks, memory_order_acquire)) return;
         if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, current + 1,
                                                    memory_order_acq_rel, memory_order_acquire)) {
             continue;
@@ -77,7 +82,7 @@ static void run_chunks(ck_threadpool *p, unsigned generation) {
         chunk_bounds(p, chunk, &begin, &end);
         p->fn(p->context, begin, end);
         size_t finished = atomic_fetch_add_explicit(&p->completed, 1, memory_order_acq_rel) + 1;
-        if (finished == p->chunks) {
+        if (finished == atomic_load_explicit(&p->chunks, memory_order_relaxed)) {
             pthread_mutex_lock(&p->mutex);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mutex);
@@ -122,6 +127,7 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
     atomic_init(&p->stop, 0);
     atomic_init(&p->claim, 0);
     atomic_init(&p->completed, 0);
+    atomic_init(&p->chunks, 0);
     atomic_init(&p->generation, 0);
     if (thread_count > 1) {
         p->workers = (pthread_t *)calloc((size_t)thread_count - 1, sizeof(pthread_t));
@@ -164,13 +170,18 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
     }
     size_t chunks = (size_t)p->threads * 8;
     if (chunks > count) chunks = count;
+    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
+    // Close the previous job's claim before touching the job's fields: a worker still in
+    // run_chunks for it may have read its claim word but not yet exchanged it. Were the new
+    // chunk count visible to it first, it could claim (and run, and count as completed) a
+    // chunk of the new job under the old generation: a chunk run twice, and a completion
+    // count that either ends the new job early (its context then dangles) or never matches.
+    atomic_store_explicit(&p->claim, (uint64_t)generation << 32, memory_order_seq_cst);
     p->fn = fn;
     p->context = context;
     p->count = count;
-    p->chunks = chunks;
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
-    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
-    atomic_store_explicit(&p->claim, (uint64_t)generation << 32, memory_order_release);
+    atomic_store_explicit(&p->chunks, chunks, memory_order_release);
     pthread_mutex_lock(&p->mutex);
     atomic_store_explicit(&p->generation, generation, memory_order_release);
     pthread_cond_broadcast(&p->wake);
