@@ -9,7 +9,9 @@ import VisionTasks
 /// run, file by file; and the peak resident memory of each process.
 ///
 /// Only the task call is timed (decoding is not). Images: `taskRuns` timed calls after 2
-/// untimed ones, median. Videos: every frame once, median over the frames.
+/// untimed ones, median. Videos: every frame once, median over the frames. Ours runs with each
+/// of `--threads` (default 1 and 2); MediaPipe's Python API runs as it does by default (its
+/// inference used one core here: user time ≈ wall time).
 struct HandsBenchmark {
     let options: BenchmarkOptions
 
@@ -73,48 +75,58 @@ struct HandsBenchmark {
         }
 
         ResidentMemory.resetPeak()
-        var table = TablePrinter(headers: [
-            "file", "calls", "hands (ours / MP)", "ours (ms)", "MediaPipe (ms)", "ours / MP", "ours peak MB", "MP peak MB",
-        ])
-        var oursTimings: [Timing] = [], theirTimings: [Timing] = []
+        let threadCounts = options.threadCounts
+        var headers = ["file", "calls", "hands (ours / MP)"]
+        headers += threadCounts.map { "ours \($0)T (ms)" }
+        headers += ["MediaPipe (ms)"] + threadCounts.map { "ours \($0)T / MP" } + ["ours peak MB", "MP peak MB"]
+        var table = TablePrinter(headers: headers)
+        var oursTimings: [Int: [Timing]] = [:], theirTimings: [Timing] = []
         for file in files {
-            let ours = task == "gesture" ? try timeImage(file, model: model) : try timeVideo(file, model: model)
-            let mp = theirs[file.standardizedFileURL.path]
-            oursTimings.append(ours)
-            if let mp { theirTimings.append(mp) }
-            var ratio = "n/a"
-            if let a = ours.medianMilliseconds, let b = mp?.medianMilliseconds, b > 0 {
-                ratio = String(format: "%.2f", a / b)
+            var row: [Timing] = []
+            for threads in threadCounts {
+                let timing =
+                    task == "gesture"
+                    ? try timeImage(file, model: model, threads: threads)
+                    : try timeVideo(file, model: model, threads: threads)
+                row.append(timing)
+                oursTimings[threads, default: []].append(timing)
             }
-            table.add([
-                file.lastPathComponent, "\(ours.frames)", "\(ours.hands) / \(mp.map { "\($0.hands)" } ?? "n/a")",
-                formatMilliseconds(ours.medianMilliseconds), formatMilliseconds(mp?.medianMilliseconds), ratio,
-                formatMegabytes(ours.peakMegabytes), formatMegabytes(mp?.peakMegabytes),
-            ])
+            let mp = theirs[file.standardizedFileURL.path]
+            if let mp { theirTimings.append(mp) }
+            let ratios = row.map { ours -> String in
+                guard let a = ours.medianMilliseconds, let b = mp?.medianMilliseconds, b > 0 else { return "n/a" }
+                return String(format: "%.2f", a / b)
+            }
+            table.add(
+                [file.lastPathComponent, "\(row.first?.frames ?? 0)", "\(row.first?.hands ?? 0) / \(mp.map { "\($0.hands)" } ?? "n/a")"]
+                    + row.map { formatMilliseconds($0.medianMilliseconds) } + [formatMilliseconds(mp?.medianMilliseconds)]
+                    + ratios + [formatMegabytes(row.compactMap(\.peakMegabytes).max()), formatMegabytes(mp?.peakMegabytes)])
         }
         var lines = [
             "## \(title)", "",
-            "model \(model.lastPathComponent); ours with \(ProcessInfo.processInfo.activeProcessorCount) threads; "
+            "model \(model.lastPathComponent); ours with 1 and more threads (nT), MediaPipe's Python Tasks API as it runs by default; "
                 + "peak MB = the process's peak resident memory so far (ours: since this section began).", "",
             table.render(), "",
         ]
-        if task == "gesture" {
-            let ours = Self.median(oursTimings.compactMap(\.medianMilliseconds))
-            let mp = Self.median(theirTimings.compactMap(\.medianMilliseconds))
-            lines.append(
-                "per image, median of the per-file medians: ours \(formatMilliseconds(ours)) ms, MediaPipe \(formatMilliseconds(mp)) ms")
-        } else {
-            lines.append(
-                "per frame, mean over all frames: ours \(formatMilliseconds(Self.frameMean(oursTimings))) ms, MediaPipe \(formatMilliseconds(Self.frameMean(theirTimings))) ms")
+        for threads in threadCounts {
+            let ours = oursTimings[threads] ?? []
+            if task == "gesture" {
+                lines.append(
+                    "per image, median of the per-file medians: ours \(threads)T \(formatMilliseconds(Self.median(ours.compactMap(\.medianMilliseconds)))) ms, MediaPipe \(formatMilliseconds(Self.median(theirTimings.compactMap(\.medianMilliseconds)))) ms")
+            } else {
+                lines.append(
+                    "per frame, mean over all frames: ours \(threads)T \(formatMilliseconds(Self.frameMean(ours))) ms, MediaPipe \(formatMilliseconds(Self.frameMean(theirTimings))) ms")
+            }
         }
         return (lines + (notes.isEmpty ? [] : [""] + notes)).joined(separator: "\n")
     }
 
     /// Image mode: warm-up calls, then `taskRuns` timed calls.
-    private func timeImage(_ file: URL, model: URL) throws -> Timing {
+    private func timeImage(_ file: URL, model: URL, threads: Int) throws -> Timing {
         let options = GestureRecognizerOptions()
         options.baseOptions.modelAssetPath = model.path
         options.numHands = Self.numHands
+        options.threadCount = threads
         let recognizer = try GestureRecognizer(options: options)
         let image = try MPImage(contentsOf: file)
         var result = try recognizer.recognize(image: image)
@@ -131,10 +143,11 @@ struct HandsBenchmark {
     }
 
     /// Video mode: every frame once, decoded one at a time (not timed).
-    private func timeVideo(_ file: URL, model: URL) throws -> Timing {
+    private func timeVideo(_ file: URL, model: URL, threads: Int) throws -> Timing {
         let options = HandLandmarkerOptions()
         options.baseOptions.modelAssetPath = model.path
         options.numHands = Self.numHands
+        options.threadCount = threads
         options.runningMode = .video
         let landmarker = try HandLandmarker(options: options)
         let reader = try VideoReader(path: file.path)
