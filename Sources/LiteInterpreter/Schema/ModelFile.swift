@@ -35,6 +35,9 @@ struct ModelFile {
     }
 
     init(reader: FlatBufferReader) throws {
+        if reader.count >= 4, try reader.load(UInt32.self, at: 0, "file start") == 0x0403_4b50 {
+            throw ModelError.malformed("the file is a zip archive (a MediaPipe .task bundle?), not a TensorFlow Lite model; use one of the .tflite files inside it")
+        }
         let root = try reader.rootTable(identifier: ModelFile.identifier, context: "model")
         version = Int(try root.scalar(0, "version", default: UInt32(0)))
         description = try root.string(3, "description")
