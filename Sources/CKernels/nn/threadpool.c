@@ -49,7 +49,10 @@ struct ck_threadpool {
     void *context;
     size_t count;
     size_t chunks;
-    /// (generation << 32) | next chunk to claim.
+    /// (generation << 32) | (head << 16) | tail: chunks [head, tail) are unclaimed. The calling
+    /// thread claims from the head and workers from the tail, so each thread keeps working on
+    /// the same part of every operator's output (its data stays in that core's caches) while
+    /// the two ends still meet wherever the work balances.
     _Atomic uint64_t claim;
     atomic_size_t completed;
     atomic_uint generation;
@@ -61,14 +64,24 @@ static void chunk_bounds(const ck_threadpool *p, size_t chunk, size_t *begin, si
     *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
-/// Claims and runs chunks of job `generation` until none are left.
-static void run_chunks(ck_threadpool *p, unsigned generation) {
+/// Claims and runs chunks of job `generation` until none are left, from the head (the caller)
+/// or from the tail (workers).
+static void run_chunks(ck_threadpool *p, unsigned generation, int from_tail) {
     for (;;) {
         uint64_t current = atomic_load_explicit(&p->claim, memory_order_acquire);
         if ((unsigned)(current >> 32) != generation) return;
-        size_t chunk = (size_t)(current & 0xffffffffu);
-        if (chunk >= p->chunks) return;
-        if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, current + 1,
+        size_t head = (size_t)((current >> 16) & 0xffffu), tail = (size_t)(current & 0xffffu);
+        if (head >= tail) return;
+        size_t chunk;
+        uint64_t next;
+        if (from_tail) {
+            chunk = tail - 1;
+            next = (current & ~(uint64_t)0xffffu) | (uint64_t)(tail - 1);
+        } else {
+            chunk = head;
+            next = (current & ~((uint64_t)0xffffu << 16)) | ((uint64_t)(head + 1) << 16);
+        }
+        if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, next,
                                                    memory_order_acq_rel, memory_order_acquire)) {
             continue;
         }
@@ -107,7 +120,7 @@ static void *worker_main(void *arg) {
         }
         if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
         seen = g;
-        run_chunks(p, g);
+        run_chunks(p, g, 1);
     }
 }
 
@@ -164,19 +177,20 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
     }
     size_t chunks = (size_t)p->threads * 8;
     if (chunks > count) chunks = count;
+    if (chunks > 0xffffu) chunks = 0xffffu;
     p->fn = fn;
     p->context = context;
     p->count = count;
     p->chunks = chunks;
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
     unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
-    atomic_store_explicit(&p->claim, (uint64_t)generation << 32, memory_order_release);
+    atomic_store_explicit(&p->claim, ((uint64_t)generation << 32) | (uint64_t)chunks, memory_order_release);
     pthread_mutex_lock(&p->mutex);
     atomic_store_explicit(&p->generation, generation, memory_order_release);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mutex);
 
-    run_chunks(p, generation);
+    run_chunks(p, generation, 0);
 
     int spins = 0;
     while (atomic_load_explicit(&p->completed, memory_order_acquire) != chunks) {
