@@ -28,7 +28,7 @@ final class DepthwiseTests: XCTestCase {
         return out
     }
 
-    func run(_ t: Case, input: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?) -> [Float] {
+    func run(_ t: Case, input: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?, pool: OpaquePointer? = nil) -> [Float] {
         // One extra output pixel of sentinels checks that tails do not write past the tensor.
         var out = [Float](repeating: 777, count: (t.oh * t.ow + 1) * t.c)
         let zeros = [Float](repeating: 0, count: t.c)
@@ -43,7 +43,7 @@ final class DepthwiseTests: XCTestCase {
                                                      dilation_h: t.dilation, dilation_w: t.dilation, pad_top: t.padTop, pad_left: t.padLeft,
                                                      input: ip.baseAddress, packed: wp.baseAddress, zero: zp.baseAddress,
                                                      output: outBase, out_min: lo, out_max: hi, prelu: sp)
-                            ck_dwconv(&p, nil)
+                            ck_dwconv(&p, pool)
                         }
                         if let prelu { prelu.withUnsafeBufferPointer { go($0.baseAddress) } } else { go(nil) }
                     }
@@ -74,6 +74,14 @@ final class DepthwiseTests: XCTestCase {
                 let (portable, simd) = try portableAndDetected { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu) }
                 assertClose(portable, expected, tolerance: 1e-5, "portable depthwise \(t)")
                 assertClose(simd, portable, tolerance: 1e-5, "simd depthwise \(t)")
+                // With threads, few rows are split into channel groups: same result.
+                let pool = ck_threadpool_create(3)
+                let (portableThreaded, simdThreaded) = try portableAndDetected {
+                    run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool)
+                }
+                ck_threadpool_destroy(pool)
+                XCTAssertEqual(portableThreaded, portable, "threaded portable depthwise \(t)")
+                XCTAssertEqual(simdThreaded, simd, "threaded simd depthwise \(t)")
             }
         }
     }

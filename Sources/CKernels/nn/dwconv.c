@@ -29,11 +29,13 @@ void ck_dwconv_pack(size_t channels, size_t taps, const float *weights, const fl
 }
 
 
-static void dw_pixel_portable(size_t channels, size_t taps, const float *const *in,
-                              const float *w, float *out, float lo, float hi,
+/// Channels [c_begin, c_end) of one output pixel (c_begin a multiple of the tile size).
+static void dw_pixel_portable(size_t c_begin, size_t c_end, size_t taps, const float *const *in,
+                              const float *packed, float *out, float lo, float hi,
                               const float *prelu) {
-    for (size_t c0 = 0; c0 < channels; c0 += CT) {
-        size_t n = CK_MIN(CT, channels - c0);
+    const float *w = packed + (c_begin / CT) * CT * (1 + taps);
+    for (size_t c0 = c_begin; c0 < c_end; c0 += CT) {
+        size_t n = CK_MIN(CT, c_end - c0);
         float acc[CT];
         for (size_t j = 0; j < CT; j++) acc[j] = w[j];
         const float *wk = w + CT;
@@ -82,19 +84,19 @@ dw_tile_avx2(size_t taps, const float *const *in, size_t c0, const float *w, flo
 }
 
 CK_AVX2 static inline __attribute__((always_inline)) void
-dw_pixel_avx2_body(size_t channels, size_t taps, const float *const *in, const float *w,
+dw_pixel_avx2_body(size_t c_begin, size_t c_end, size_t taps, const float *const *in, const float *packed,
                    float *out, float lo, float hi, const float *prelu) {
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-    size_t full = channels / CT * CT;
-    size_t c0 = 0;
-    for (; c0 < full; c0 += CT) {
+    const float *w = packed + (c_begin / CT) * CT * (1 + taps);
+    size_t c0 = c_begin;
+    for (; c0 + CT <= c_end; c0 += CT) {
         dw_tile_avx2(taps, in, c0, w, out, vlo, vhi, prelu);
         w += CT * (1 + taps);
     }
-    if (c0 < channels) {
+    if (c0 < c_end) {
         // Tail tile: masked loads and stores keep every access inside the tensors.
         const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        int rest = (int)(channels - c0);
+        int rest = (int)(c_end - c0);
         const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(rest), lane);
         const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(rest - 8), lane);
         __m256 acc0 = _mm256_loadu_ps(w), acc1 = _mm256_loadu_ps(w + 8);
@@ -119,11 +121,11 @@ dw_pixel_avx2_body(size_t channels, size_t taps, const float *const *in, const f
 /// once per tap for all P pixels.
 CK_AVX2 static inline __attribute__((always_inline)) void
 dw_interior_avx2(const int P, const size_t taps, const float *base, const ptrdiff_t *offsets,
-                 size_t pixel_step, size_t channels, const float *packed, float *out,
-                 __m256 vlo, __m256 vhi, const float *prelu) {
+                 size_t pixel_step, size_t channels, size_t c_begin, size_t c_end, const float *packed,
+                 float *out, __m256 vlo, __m256 vhi, const float *prelu) {
     const size_t tile_size = CT * (1 + taps);
-    size_t c0 = 0;
-    for (; c0 + CT <= channels; c0 += CT) {
+    size_t c0 = c_begin;
+    for (; c0 + CT <= c_end; c0 += CT) {
         const float *w = packed + (c0 / CT) * tile_size;
         __m256 acc[4][2];
         for (int q = 0; q < P; q++) {
@@ -150,7 +152,7 @@ dw_interior_avx2(const int P, const size_t taps, const float *base, const ptrdif
         }
     }
     // 8 remaining channels: plain loads.
-    if (c0 + 8 <= channels) {
+    if (c0 + 8 <= c_end) {
         const float *w = packed + (c0 / CT) * tile_size + (c0 % CT);
         __m256 acc[4];
         for (int q = 0; q < P; q++) acc[q] = _mm256_loadu_ps(w);
@@ -167,10 +169,10 @@ dw_interior_avx2(const int P, const size_t taps, const float *base, const ptrdif
         c0 += 8;
     }
     // Fewer than 8 remaining channels: masked.
-    for (; c0 < channels; c0 += 8) {
+    for (; c0 < c_end; c0 += 8) {
         const float *w = packed + (c0 / CT) * tile_size + (c0 % CT);
         const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(channels - c0)), lane);
+        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(c_end - c0)), lane);
         __m256 acc[4];
         for (int q = 0; q < P; q++) acc[q] = _mm256_loadu_ps(w);
         for (size_t t = 0; t < taps; t++) {
@@ -189,7 +191,8 @@ dw_interior_avx2(const int P, const size_t taps, const float *base, const ptrdif
 
 /// One output row: border pixels through per-tap pointers, interior pixels 4 at a time.
 CK_AVX2 static inline __attribute__((always_inline)) void
-dw_row_avx2_body(const ck_dwconv_params *p, size_t row, const size_t taps, const ptrdiff_t *offsets) {
+dw_row_avx2_body(const ck_dwconv_params *p, size_t row, const size_t taps, const ptrdiff_t *offsets,
+                 size_t c_begin, size_t c_end) {
     const size_t c = p->channels;
     const __m256 vlo = _mm256_set1_ps(p->out_min), vhi = _mm256_set1_ps(p->out_max);
     size_t b = row / p->out_h, oy = row % p->out_h;
@@ -218,10 +221,10 @@ dw_row_avx2_body(const ck_dwconv_params *p, size_t row, const size_t taps, const
         if (ox >= x_lo && ox < x_hi) {
             const float *base = image + ((iy_plus - p->pad_top) * p->in_w + (ox * p->stride_w - p->pad_left)) * c;
             if (ox + 4 <= x_hi) {
-                dw_interior_avx2(4, taps, base, offsets, pixel_step, c, p->packed, out + ox * c, vlo, vhi, p->prelu);
+                dw_interior_avx2(4, taps, base, offsets, pixel_step, c, c_begin, c_end, p->packed, out + ox * c, vlo, vhi, p->prelu);
                 ox += 4;
             } else {
-                dw_interior_avx2(1, taps, base, offsets, pixel_step, c, p->packed, out + ox * c, vlo, vhi, p->prelu);
+                dw_interior_avx2(1, taps, base, offsets, pixel_step, c, c_begin, c_end, p->packed, out + ox * c, vlo, vhi, p->prelu);
                 ox += 1;
             }
             continue;
@@ -236,25 +239,27 @@ dw_row_avx2_body(const ck_dwconv_params *p, size_t row, const size_t taps, const
                 ptrs[k] = ok ? image + ((yy - p->pad_top) * p->in_w + (xx - p->pad_left)) * c : p->zero;
             }
         }
-        dw_pixel_avx2_body(c, taps, ptrs, p->packed, out + ox * c, p->out_min, p->out_max, p->prelu);
+        dw_pixel_avx2_body(c_begin, c_end, taps, ptrs, p->packed, out + ox * c, p->out_min, p->out_max, p->prelu);
         ox++;
     }
 }
 
-CK_AVX2 static void dw_row_avx2_9(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets) {
-    dw_row_avx2_body(p, row, 9, offsets);
+CK_AVX2 static void dw_row_avx2_9(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin, size_t c_end) {
+    dw_row_avx2_body(p, row, 9, offsets, c_begin, c_end);
 }
-CK_AVX2 static void dw_row_avx2_25(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets) {
-    dw_row_avx2_body(p, row, 25, offsets);
+CK_AVX2 static void dw_row_avx2_25(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin, size_t c_end) {
+    dw_row_avx2_body(p, row, 25, offsets, c_begin, c_end);
 }
-CK_AVX2 static void dw_row_avx2_any(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets) {
-    dw_row_avx2_body(p, row, p->kernel_h * p->kernel_w, offsets);
+CK_AVX2 static void dw_row_avx2_any(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin, size_t c_end) {
+    dw_row_avx2_body(p, row, p->kernel_h * p->kernel_w, offsets, c_begin, c_end);
 }
 #endif
 
-typedef void (*dw_row_fn)(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets);
+typedef void (*dw_row_fn)(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin,
+                          size_t c_end);
 
-static void dw_row_portable(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets) {
+static void dw_row_portable(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin,
+                            size_t c_end) {
     (void)offsets;
     const size_t taps = p->kernel_h * p->kernel_w;
     const size_t c = p->channels;
@@ -275,19 +280,27 @@ static void dw_row_portable(const ck_dwconv_params *p, size_t row, const ptrdiff
                 ptrs[k] = ok ? image + (iy * p->in_w + (ix_plus - p->pad_left)) * c : p->zero;
             }
         }
-        dw_pixel_portable(c, taps, ptrs, p->packed, out + ox * c, p->out_min, p->out_max, p->prelu);
+        dw_pixel_portable(c_begin, c_end, taps, ptrs, p->packed, out + ox * c, p->out_min, p->out_max, p->prelu);
     }
 }
 
 typedef struct dw_job {
     const ck_dwconv_params *p;
     dw_row_fn row;
+    /// Work units are (row, channel group) pairs; groups split the channels when there are too
+    /// few rows to share among the threads.
+    size_t groups, group_size;
     ptrdiff_t offsets[CK_DWCONV_MAX_TAPS];
 } dw_job;
 
 static void dw_rows(void *context, size_t begin, size_t end) {
     const dw_job *job = (const dw_job *)context;
-    for (size_t row = begin; row < end; row++) job->row(job->p, row, job->offsets);
+    for (size_t unit = begin; unit < end; unit++) {
+        size_t row = unit / job->groups, group = unit % job->groups;
+        size_t c_begin = group * job->group_size;
+        size_t c_end = CK_MIN(job->p->channels, c_begin + job->group_size);
+        job->row(job->p, row, job->offsets, c_begin, c_end);
+    }
 }
 
 void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
@@ -305,5 +318,12 @@ void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx2()) job.row = taps == 9 ? dw_row_avx2_9 : taps == 25 ? dw_row_avx2_25 : dw_row_avx2_any;
 #endif
-    ck_parallel_for(pool, p->batch * p->out_h, dw_rows, &job);
+    const size_t rows = p->batch * p->out_h;
+    const size_t threads = (size_t)ck_threadpool_thread_count(pool);
+    const size_t tiles = (p->channels + CT - 1) / CT;
+    size_t groups = 1;
+    if (threads > 1 && rows < 8 * threads) groups = CK_MIN(tiles, (8 * threads + rows - 1) / rows);
+    job.group_size = (tiles + groups - 1) / groups * CT;
+    job.groups = (p->channels + job.group_size - 1) / job.group_size;
+    ck_parallel_for(pool, rows * job.groups, dw_rows, &job);
 }

@@ -17,7 +17,7 @@
 /// Waiting is done in three phases: a few pause instructions (operators follow each other
 /// within microseconds), then yielding the CPU (so a waiting thread never takes time from a
 /// runnable one when the machine is busy), then sleeping on a condition variable.
-#define CK_PAUSE_ITERATIONS 256
+#define CK_PAUSE_ITERATIONS 2048
 #define CK_YIELD_ITERATIONS 2000
 
 /// One step of waiting; returns 0 once the thread should block instead.
@@ -48,32 +48,40 @@ struct ck_threadpool {
     ck_range_fn fn;
     void *context;
     size_t count;
-    /// Atomic because a worker still leaving the previous job reads it while the caller sets
-    /// up the next one (see ck_parallel_for).
-    atomic_size_t chunks;
-    /// (generation << 32) | next chunk to claim.
+    size_t chunks;
+    /// (generation << 32) | (head << 16) | tail: chunks [head, tail) are unclaimed. The calling
+    /// thread claims from the head and workers from the tail, so each thread keeps working on
+    /// the same part of every operator's output (its data stays in that core's caches) while
+    /// the two ends still meet wherever the work balances.
     _Atomic uint64_t claim;
     atomic_size_t completed;
     atomic_uint generation;
 };
 
 static void chunk_bounds(const ck_threadpool *p, size_t chunk, size_t *begin, size_t *end) {
-    size_t chunks = atomic_load_explicit(&p->chunks, memory_order_relaxed);
-    size_t base = p->count / chunks, extra = p->count % chunks;
+    size_t base = p->count / p->chunks, extra = p->count % p->chunks;
     *begin = chunk * base + CK_MIN(chunk, extra);
     *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
-/// Claims and runs chunks of job `generation` until none are left.
-static void run_chunks(ck_threadpool *p, unsigned generation) {
+/// Claims and runs chunks of job `generation` until none are left, from the head (the caller)
+/// or from the tail (workers).
+static void run_chunks(ck_threadpool *p, unsigned generation, int from_tail) {
     for (;;) {
         uint64_t current = atomic_load_explicit(&p->claim, memory_order_acquire);
         if ((unsigned)(current >> 32) != generation) return;
-        size_t chunk = (size_t)(current & 0xffffffffu);
-        // Acquire: if this is already the next job's chunk count, the caller's closing of
-        // this job's claim (stored before it) is visible, and the exchange below fails.
-        if (chunk >= atomic_load_explicit(&p->chunks, memory_order_acquire)) return;
-        if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, current + 1,
+        size_t head = (size_t)((current >> 16) & 0xffffu), tail = (size_t)(current & 0xffffu);
+        if (head >= tail) return;
+        size_t chunk;
+        uint64_t next;
+        if (from_tail) {
+            chunk = tail - 1;
+            next = (current & ~(uint64_t)0xffffu) | (uint64_t)(tail - 1);
+        } else {
+            chunk = head;
+            next = (current & ~((uint64_t)0xffffu << 16)) | ((uint64_t)(head + 1) << 16);
+        }
+        if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, next,
                                                    memory_order_acq_rel, memory_order_acquire)) {
             continue;
         }
@@ -82,7 +90,7 @@ static void run_chunks(ck_threadpool *p, unsigned generation) {
         chunk_bounds(p, chunk, &begin, &end);
         p->fn(p->context, begin, end);
         size_t finished = atomic_fetch_add_explicit(&p->completed, 1, memory_order_acq_rel) + 1;
-        if (finished == atomic_load_explicit(&p->chunks, memory_order_relaxed)) {
+        if (finished == p->chunks) {
             pthread_mutex_lock(&p->mutex);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mutex);
@@ -112,7 +120,7 @@ static void *worker_main(void *arg) {
         }
         if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
         seen = g;
-        run_chunks(p, g);
+        run_chunks(p, g, 1);
     }
 }
 
@@ -127,7 +135,6 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
     atomic_init(&p->stop, 0);
     atomic_init(&p->claim, 0);
     atomic_init(&p->completed, 0);
-    atomic_init(&p->chunks, 0);
     atomic_init(&p->generation, 0);
     if (thread_count > 1) {
         p->workers = (pthread_t *)calloc((size_t)thread_count - 1, sizeof(pthread_t));
@@ -170,24 +177,20 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
     }
     size_t chunks = (size_t)p->threads * 8;
     if (chunks > count) chunks = count;
-    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
-    // Close the previous job's claim before touching the job's fields: a worker still in
-    // run_chunks for it may have read its claim word but not yet exchanged it. Were the new
-    // chunk count visible to it first, it could claim (and run, and count as completed) a
-    // chunk of the new job under the old generation: a chunk run twice, and a completion
-    // count that either ends the new job early (its context then dangles) or never matches.
-    atomic_store_explicit(&p->claim, (uint64_t)generation << 32, memory_order_seq_cst);
+    if (chunks > 0xffffu) chunks = 0xffffu;
     p->fn = fn;
     p->context = context;
     p->count = count;
+    p->chunks = chunks;
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
-    atomic_store_explicit(&p->chunks, chunks, memory_order_release);
+    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
+    atomic_store_explicit(&p->claim, ((uint64_t)generation << 32) | (uint64_t)chunks, memory_order_release);
     pthread_mutex_lock(&p->mutex);
     atomic_store_explicit(&p->generation, generation, memory_order_release);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mutex);
 
-    run_chunks(p, generation);
+    run_chunks(p, generation, 0);
 
     int spins = 0;
     while (atomic_load_explicit(&p->completed, memory_order_acquire) != chunks) {
