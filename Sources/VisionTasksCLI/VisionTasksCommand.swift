@@ -9,6 +9,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
         subcommands: [
             MediaCommand.self,
             ModelsCommand.self,
+            ModelCommand.self,
         ]
     )
 }

@@ -1,0 +1,81 @@
+import Foundation
+import VisionTasks
+
+/// Command-line options of `vision-tasks-bench`.
+struct BenchmarkOptions {
+    var threadCounts: [Int] = [1, 2]
+    /// Model file names (or paths) to time; empty = every installed `.tflite`.
+    var models: [String] = []
+    var runs = 50
+    var warmup = 5
+    var compareWithLiteRT = true
+    /// Print where the time goes, per operator kind, instead of the comparison.
+    var profile = false
+
+    static let usage = """
+        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
+
+          --threads   thread counts to run with (default 1,2)
+          --models    model files: names in the installed models folder or paths (default: every installed .tflite)
+          --runs      timed invocations per model (default 50); the median is reported
+          --warmup    untimed invocations first (default 5)
+          --profile   print our time per operator kind for each model instead of the comparison
+          --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
+                      scripts/benchmarks/litert_invoke.py with ai_edge_litert)
+        Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(for flag: String) throws -> String {
+            guard let next = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+            return next
+        }
+        func positiveInts(_ text: String, _ flag: String) throws -> [Int] {
+            let values = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) >= 1 }) else {
+                throw UsageError(description: "\(flag) takes positive integers, got \(text)")
+            }
+            return values.compactMap { $0 }
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--threads": threadCounts = try positiveInts(try value(for: argument), argument)
+            case "--models": models = try value(for: argument).split(separator: ",").map(String.init)
+            case "--runs": runs = try positiveInts(try value(for: argument), argument)[0]
+            case "--warmup": warmup = try positiveInts(try value(for: argument), argument)[0]
+            case "--no-litert": compareWithLiteRT = false
+            case "--profile": profile = true
+            case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)
+            default: throw UsageError(description: "unknown argument \(argument)\n\(BenchmarkOptions.usage)")
+            }
+        }
+    }
+
+    /// The installed models folder.
+    static var modelsDirectory: URL { ModelStore.defaultDirectory }
+
+    /// The model files to time.
+    func modelFiles() throws -> [URL] {
+        let directory = BenchmarkOptions.modelsDirectory
+        if models.isEmpty {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            let files = names.filter { $0.hasSuffix(".tflite") }.sorted().map { directory.appendingPathComponent($0) }
+            guard !files.isEmpty else {
+                throw UsageError(description: "no .tflite files in \(directory.path); install the models or pass --models")
+            }
+            return files
+        }
+        return try models.map { name in
+            let url = name.contains("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw UsageError(description: "model file not found: \(url.path)")
+            }
+            return url
+        }
+    }
+}

@@ -1,0 +1,237 @@
+// CKernels for the LiteInterpreter: float32 neural-network kernels (NHWC activations) and the
+// worker thread pool they run on.
+//
+// Conventions:
+// - Every kernel has a portable C version and an AVX2/FMA version where it pays; the version is
+//   chosen per call from ck_active_isa(), so tests can compare the two with ck_set_isa().
+// - Kernels trust their parameters: the caller (LiteInterpreter) validates every shape, size and
+//   index against the model before calling. Buffers passed in never alias unless stated.
+// - A NULL pool (or a pool of one thread) runs the work on the calling thread.
+#ifndef VISIONTASKS_CK_NN_H
+#define VISIONTASKS_CK_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: - Thread pool
+
+/// A persistent pool of worker threads. The calling thread takes part in the work, so a pool of
+/// `thread_count` threads starts `thread_count - 1` workers. One caller at a time.
+typedef struct ck_threadpool ck_threadpool;
+
+/// Creates a pool with `thread_count` threads in total (values below 1 mean 1).
+/// Returns NULL when threads cannot be created.
+ck_threadpool *ck_threadpool_create(int thread_count);
+
+/// Stops and joins the workers and frees the pool. NULL is ignored.
+void ck_threadpool_destroy(ck_threadpool *pool);
+
+/// The number of threads that work on a parallel_for (1 for NULL).
+int ck_threadpool_thread_count(const ck_threadpool *pool);
+
+/// A piece of work over the index range [begin, end).
+typedef void (*ck_range_fn)(void *context, size_t begin, size_t end);
+
+/// Runs `fn` over [0, count) split into contiguous ranges, on all threads of the pool, and
+/// returns when every range is done.
+void ck_parallel_for(ck_threadpool *pool, size_t count, ck_range_fn fn, void *context);
+
+// MARK: - Conversions
+
+/// IEEE half-precision to single-precision (subnormals, infinities and NaNs included).
+void ck_f16_to_f32(const uint16_t *input, float *output, size_t count);
+
+// MARK: - Convolution as (indirect) matrix multiplication
+
+/// Output channels per packed weight panel (the microkernel's width).
+#define CK_GEMM_NR 16
+/// Output pixels per microkernel call.
+#define CK_GEMM_MR 6
+
+/// Floats needed to pack the weights of a convolution with `output_channels` outputs,
+/// `taps` kernel positions (kh * kw) and `input_channels` inputs per position.
+size_t ck_conv_packed_size(size_t output_channels, size_t taps, size_t input_channels);
+
+/// Packs OHWI weights (`output_channels` x `taps` x `input_channels`, row-major, as TFLite
+/// stores CONV_2D and FULLY_CONNECTED weights) and an optional bias (NULL = zeros) into the
+/// panel layout the GEMM microkernels read: per panel of 16 outputs, 16 biases then, for each
+/// tap and input channel, 16 weights. Missing outputs of the last panel are zero.
+void ck_conv_pack(size_t output_channels, size_t taps, size_t input_channels,
+                  const float *weights, const float *bias, float *packed);
+
+/// C[m x n] = act(A[m x k] * W + bias): 1x1 convolutions and fully connected layers.
+typedef struct ck_gemm_params {
+    size_t m, n, k;
+    const float *a;          ///< row i starts at a + i * a_stride
+    size_t a_stride;
+    const float *packed;     ///< from ck_conv_pack(n, 1, k, ...)
+    float *c;                ///< row i starts at c + i * c_stride
+    size_t c_stride;
+    float out_min, out_max;  ///< fused clamp (use -INFINITY/INFINITY for none)
+    const float *prelu;      ///< n per-channel PReLU slopes applied after the clamp, or NULL
+} ck_gemm_params;
+
+void ck_gemm(const ck_gemm_params *params, ck_threadpool *pool);
+
+/// A general convolution as an indirect GEMM: output pixel i, tap t reads `k` input channels
+/// from indirection[i * taps + t] (a pointer into the input, or to a buffer of >= k zeros
+/// for padding).
+typedef struct ck_igemm_params {
+    size_t m, n, k, taps;
+    const float *const *indirection;
+    const float *packed;     ///< from ck_conv_pack(n, taps, k, ...)
+    float *c;
+    size_t c_stride;
+    float out_min, out_max;
+    const float *prelu;
+} ck_igemm_params;
+
+void ck_igemm(const ck_igemm_params *params, ck_threadpool *pool);
+
+/// Convolutions with few output channels (CK_NARROW_MAX_OUTPUTS at most): a dot product per
+/// output pixel and channel over the taps, vectorised along the input channels, with the
+/// weights in their original OHWI layout (`n` x `taps` x `k`) and an optional bias.
+#define CK_NARROW_MAX_OUTPUTS 4
+
+typedef struct ck_conv_narrow_params {
+    size_t m, n, k, taps;
+    const float *const *indirection;   ///< as for ck_igemm
+    const float *weights;              ///< OHWI
+    const float *bias;                 ///< n values or NULL
+    float *c;
+    size_t c_stride;
+    float out_min, out_max;
+    const float *prelu;
+} ck_conv_narrow_params;
+
+void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
+
+// MARK: - Depthwise convolution
+
+/// Channels per packed depthwise weight tile.
+#define CK_DWCONV_CHANNEL_TILE 16
+/// The largest kernel (kh * kw) the depthwise kernel takes.
+#define CK_DWCONV_MAX_TAPS 256
+
+/// Floats needed to pack depthwise weights for `channels` channels and `taps` positions.
+size_t ck_dwconv_packed_size(size_t channels, size_t taps);
+
+/// Packs TFLite depthwise weights ([1, kh, kw, channels], depth multiplier 1) and an optional
+/// bias into tiles of 16 channels: 16 biases, then 16 weights per tap.
+void ck_dwconv_pack(size_t channels, size_t taps, const float *weights, const float *bias,
+                    float *packed);
+
+typedef struct ck_dwconv_params {
+    size_t batch, in_h, in_w, channels;
+    size_t out_h, out_w;
+    size_t kernel_h, kernel_w;
+    size_t stride_h, stride_w, dilation_h, dilation_w;
+    size_t pad_top, pad_left;
+    const float *input;      ///< NHWC
+    const float *packed;     ///< from ck_dwconv_pack
+    const float *zero;       ///< >= channels zeros (read for padding)
+    float *output;           ///< NHWC
+    float out_min, out_max;
+    const float *prelu;
+} ck_dwconv_params;
+
+/// Depthwise convolution with depth multiplier 1, bias and fused activation.
+void ck_dwconv(const ck_dwconv_params *params, ck_threadpool *pool);
+
+// MARK: - Element-wise
+
+typedef enum ck_binary_op {
+    CK_BINARY_ADD = 0,
+    CK_BINARY_SUB = 1,
+    CK_BINARY_MUL = 2,
+    CK_BINARY_DIV = 3,
+    CK_BINARY_MAXIMUM = 4,
+    CK_BINARY_MINIMUM = 5,
+    /// a >= 0 ? a : a * b (PRELU, b is the slope).
+    CK_BINARY_PRELU = 6,
+} ck_binary_op;
+
+#define CK_MAX_RANK 6
+
+/// out = post(a op b) with numpy broadcasting, expressed as strides: a dimension that is
+/// broadcast has stride 0. `out` is contiguous with shape `dims`.
+typedef struct ck_binary_params {
+    ck_binary_op op;
+    size_t rank;                       ///< 1 ... CK_MAX_RANK
+    size_t dims[CK_MAX_RANK];
+    size_t a_strides[CK_MAX_RANK];
+    size_t b_strides[CK_MAX_RANK];
+    const float *a, *b;
+    float *out;
+    float out_min, out_max;
+    const float *prelu;                ///< per-channel slopes over the last dimension, or NULL
+} ck_binary_params;
+
+void ck_binary(const ck_binary_params *params, ck_threadpool *pool);
+
+typedef enum ck_unary_op {
+    CK_UNARY_LOGISTIC = 0,
+    CK_UNARY_TANH = 1,
+    CK_UNARY_CLAMP = 2,      ///< min(max(x, lo), hi)
+    CK_UNARY_COPY = 3,
+} ck_unary_op;
+
+void ck_unary(ck_unary_op op, const float *input, float *output, size_t count, float lo, float hi);
+
+/// Softmax over the last dimension of size `inner`, `outer` rows: exp(beta * (x - max)) / sum.
+void ck_softmax(const float *input, float *output, size_t outer, size_t inner, float beta);
+
+// MARK: - Spatial
+
+typedef struct ck_pool_params {
+    size_t batch, in_h, in_w, channels, out_h, out_w;
+    size_t filter_h, filter_w, stride_h, stride_w, pad_top, pad_left;
+    const float *input;
+    float *output;
+    float out_min, out_max;
+} ck_pool_params;
+
+/// Max pooling; taps outside the input are skipped.
+void ck_maxpool(const ck_pool_params *params, ck_threadpool *pool);
+
+typedef struct ck_resize_params {
+    size_t batch, in_h, in_w, channels, out_h, out_w;
+    int align_corners, half_pixel_centers;
+    const float *input;
+    float *output;
+} ck_resize_params;
+
+/// Bilinear resize with TensorFlow's coordinate conventions.
+void ck_resize_bilinear(const ck_resize_params *params, ck_threadpool *pool);
+
+/// Copies a strided view: out (contiguous, shape dims) = in[base + sum(i_d * in_strides[d])].
+/// Strides are in elements and may be negative or zero.
+void ck_copy_strided(size_t rank, const size_t *dims, const float *input,
+                     const ptrdiff_t *in_strides, float *output);
+
+/// Zero-pads a 4-D tensor: out has shape out_dims; input element (n, h, w, c) goes to
+/// (n + before[0], h + before[1], w + before[2], c + before[3]).
+void ck_pad_4d(const float *input, const size_t *in_dims, float *output,
+               const size_t *out_dims, const size_t *before, float value);
+
+typedef enum ck_reduce_op {
+    CK_REDUCE_SUM = 0,
+    CK_REDUCE_MEAN = 1,
+    CK_REDUCE_MAX = 2,
+    CK_REDUCE_MIN = 3,
+} ck_reduce_op;
+
+/// Reduces the dimensions whose `reduce_mask` bit is set; `output` holds the kept dimensions
+/// in order (its size is the product of the kept dimensions).
+void ck_reduce(ck_reduce_op op, size_t rank, const size_t *dims, unsigned reduce_mask,
+               const float *input, float *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,36 @@
+// Shared helpers of the neural-network kernels (not part of the public header).
+#ifndef VISIONTASKS_CK_INTERNAL_H
+#define VISIONTASKS_CK_INTERNAL_H
+
+#include "../include/CKernels.h"
+#include "../include/ck_nn.h"
+#include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CK_HAVE_X86 1
+#include <immintrin.h>
+/// Compiles one function for AVX2 + FMA without changing the flags of the whole target.
+#define CK_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
+#define CK_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CK_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline int ck_use_avx2(void) {
+#if defined(CK_HAVE_X86)
+    return ck_active_isa() == CK_ISA_AVX2_FMA;
+#else
+    return 0;
+#endif
+}
+
+/// The fused activation: clamp, then the optional PReLU slope.
+static inline float ck_activate(float v, float lo, float hi, const float *prelu, size_t channel) {
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    if (prelu != NULL && v < 0.0f) v *= prelu[channel];
+    return v;
+}
+
+#endif

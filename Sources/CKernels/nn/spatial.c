@@ -1,0 +1,312 @@
+// Spatial and layout kernels: max pooling, bilinear resize, strided copies, padding and
+// reductions.
+#include "ck_internal.h"
+
+// MARK: - Max pooling
+
+typedef void (*pool_row_fn)(const ck_pool_params *p, size_t row);
+
+static inline __attribute__((always_inline)) void maxpool_row_body(const ck_pool_params *p,
+                                                                   size_t row) {
+    const size_t c = p->channels;
+    size_t b = row / p->out_h, oy = row % p->out_h;
+    const float *image = p->input + b * p->in_h * p->in_w * c;
+    float *out = p->output + row * p->out_w * c;
+    // Window rows [y0, y1) inside the image.
+    size_t top = oy * p->stride_h;
+    size_t y0 = top > p->pad_top ? top - p->pad_top : 0;
+    size_t y1 = CK_MIN(top + p->filter_h > p->pad_top ? top + p->filter_h - p->pad_top : 0, p->in_h);
+    for (size_t ox = 0; ox < p->out_w; ox++, out += c) {
+        size_t left = ox * p->stride_w;
+        size_t x0 = left > p->pad_left ? left - p->pad_left : 0;
+        size_t x1 = CK_MIN(left + p->filter_w > p->pad_left ? left + p->filter_w - p->pad_left : 0, p->in_w);
+        int first = 1;
+        for (size_t y = y0; y < y1; y++) {
+            for (size_t x = x0; x < x1; x++) {
+                const float *v = image + (y * p->in_w + x) * c;
+                if (first) {
+                    memcpy(out, v, c * sizeof(float));
+                    first = 0;
+                } else {
+                    for (size_t i = 0; i < c; i++) out[i] = v[i] > out[i] ? v[i] : out[i];
+                }
+            }
+        }
+        if (first) {
+            for (size_t i = 0; i < c; i++) out[i] = 0.0f; // empty window (cannot happen in valid models)
+        }
+        for (size_t i = 0; i < c; i++) {
+            float v = out[i];
+            v = v < p->out_min ? p->out_min : v;
+            out[i] = v > p->out_max ? p->out_max : v;
+        }
+    }
+}
+
+static void maxpool_row_portable(const ck_pool_params *p, size_t row) { maxpool_row_body(p, row); }
+#if defined(CK_HAVE_X86)
+CK_AVX2 static void maxpool_row_avx2(const ck_pool_params *p, size_t row) { maxpool_row_body(p, row); }
+#endif
+
+typedef struct pool_job {
+    const ck_pool_params *p;
+    pool_row_fn row;
+} pool_job;
+
+static void maxpool_range(void *context, size_t begin, size_t end) {
+    const pool_job *job = (const pool_job *)context;
+    for (size_t r = begin; r < end; r++) job->row(job->p, r);
+}
+
+void ck_maxpool(const ck_pool_params *p, ck_threadpool *pool) {
+    pool_job job = {p, maxpool_row_portable};
+#if defined(CK_HAVE_X86)
+    if (ck_use_avx2()) job.row = maxpool_row_avx2;
+#endif
+    ck_parallel_for(pool, p->batch * p->out_h, maxpool_range, &job);
+}
+
+// MARK: - Bilinear resize
+
+static void interpolation(size_t value, float scale, int half_pixel, size_t size, float *scaled,
+                          size_t *lower, size_t *upper) {
+    float v = half_pixel ? ((float)value + 0.5f) * scale - 0.5f : (float)value * scale;
+    float fl = floorf(v);
+    long lo = (long)fl;
+    long hi = (long)ceilf(v);
+    if (lo < 0) lo = 0;
+    if (hi > (long)size - 1) hi = (long)size - 1;
+    if (hi < 0) hi = 0;
+    if (lo > (long)size - 1) lo = (long)size - 1;
+    *scaled = v;
+    *lower = (size_t)lo;
+    *upper = (size_t)hi;
+}
+
+typedef void (*resize_row_fn)(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                              size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs);
+
+typedef struct resize_job {
+    const ck_resize_params *p;
+    float scale_y, scale_x;
+    resize_row_fn row;
+} resize_job;
+
+/// Output columns [first_column, first_column + columns) of one row, from precomputed column
+/// offsets (x0s, x1s, in elements) and fractions.
+static inline __attribute__((always_inline)) void
+resize_row_body(const ck_resize_params *p, float scale_y, size_t row, size_t first_column, size_t columns,
+                const size_t *x0s, const size_t *x1s, const float *dxs) {
+    const size_t c = p->channels;
+    size_t b = row / p->out_h, oy = row % p->out_h;
+    float fy;
+    size_t y0, y1;
+    interpolation(oy, scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
+    const float dy = fy - (float)y0;
+    const float *image = p->input + b * p->in_h * p->in_w * c;
+    const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
+    float *out = p->output + (row * p->out_w + first_column) * c;
+    for (size_t i = 0; i < columns; i++, out += c) {
+        const float dx = dxs[i];
+        const float w00 = (1.0f - dy) * (1.0f - dx), w10 = dy * (1.0f - dx);
+        const float w01 = (1.0f - dy) * dx, w11 = dy * dx;
+        const float *v00 = row0 + x0s[i], *v10 = row1 + x0s[i];
+        const float *v01 = row0 + x1s[i], *v11 = row1 + x1s[i];
+        for (size_t q = 0; q < c; q++) {
+            out[q] = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+        }
+    }
+}
+
+static void resize_row_portable(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                                size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
+    resize_row_body(p, scale_y, row, first_column, columns, x0s, x1s, dxs);
+}
+#if defined(CK_HAVE_X86)
+CK_AVX2 static void resize_row_avx2(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                                    size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
+    resize_row_body(p, scale_y, row, first_column, columns, x0s, x1s, dxs);
+}
+#endif
+
+/// Columns per strip of precomputed interpolation (the tables live on the stack).
+#define CK_RESIZE_COLUMNS 512
+
+static void resize_range(void *context, size_t begin, size_t end) {
+    const resize_job *job = (const resize_job *)context;
+    const ck_resize_params *p = job->p;
+    size_t x0s[CK_RESIZE_COLUMNS], x1s[CK_RESIZE_COLUMNS];
+    float dxs[CK_RESIZE_COLUMNS];
+    for (size_t first = 0; first < p->out_w; first += CK_RESIZE_COLUMNS) {
+        size_t columns = CK_MIN(CK_RESIZE_COLUMNS, p->out_w - first);
+        for (size_t i = 0; i < columns; i++) {
+            float fx;
+            size_t x0, x1;
+            interpolation(first + i, job->scale_x, p->half_pixel_centers, p->in_w, &fx, &x0, &x1);
+            x0s[i] = x0 * p->channels;
+            x1s[i] = x1 * p->channels;
+            dxs[i] = fx - (float)x0;
+        }
+        for (size_t r = begin; r < end; r++) job->row(p, job->scale_y, r, first, columns, x0s, x1s, dxs);
+    }
+}
+
+static float resize_scale(size_t in, size_t out, int align_corners) {
+    if (align_corners && out > 1) return (float)(in - 1) / (float)(out - 1);
+    return (float)in / (float)out;
+}
+
+void ck_resize_bilinear(const ck_resize_params *p, ck_threadpool *pool) {
+    if (p->out_h == 0 || p->out_w == 0 || p->in_h == 0 || p->in_w == 0) return;
+    resize_job job = {p, resize_scale(p->in_h, p->out_h, p->align_corners),
+                      resize_scale(p->in_w, p->out_w, p->align_corners), resize_row_portable};
+#if defined(CK_HAVE_X86)
+    if (ck_use_avx2()) job.row = resize_row_avx2;
+#endif
+    ck_parallel_for(pool, p->batch * p->out_h, resize_range, &job);
+}
+
+// MARK: - Layout
+
+void ck_copy_strided(size_t rank, const size_t *dims, const float *input,
+                     const ptrdiff_t *in_strides, float *output) {
+    if (rank == 0) {
+        output[0] = input[0];
+        return;
+    }
+    size_t total = 1;
+    for (size_t d = 0; d < rank; d++) total *= dims[d];
+    if (total == 0) return;
+    const size_t inner = dims[rank - 1];
+    const ptrdiff_t s = in_strides[rank - 1];
+    size_t index[CK_MAX_RANK] = {0};
+    ptrdiff_t offset = 0;
+    for (size_t row = 0; row < total / inner; row++) {
+        const float *src = input + offset;
+        float *dst = output + row * inner;
+        if (s == 1) {
+            memcpy(dst, src, inner * sizeof(float));
+        } else {
+            for (size_t i = 0; i < inner; i++) dst[i] = src[(ptrdiff_t)i * s];
+        }
+        // Advance the multi-index over dims[0 ..< rank-1].
+        for (size_t d = rank - 1; d-- > 0;) {
+            index[d]++;
+            offset += in_strides[d];
+            if (index[d] < dims[d]) break;
+            offset -= (ptrdiff_t)index[d] * in_strides[d];
+            index[d] = 0;
+        }
+    }
+}
+
+void ck_pad_4d(const float *input, const size_t *in_dims, float *output, const size_t *out_dims,
+               const size_t *before, float value) {
+    const size_t oc = out_dims[3], ic = in_dims[3];
+    for (size_t n = 0; n < out_dims[0]; n++) {
+        for (size_t h = 0; h < out_dims[1]; h++) {
+            for (size_t w = 0; w < out_dims[2]; w++) {
+                float *dst = output + ((n * out_dims[1] + h) * out_dims[2] + w) * oc;
+                int inside = n >= before[0] && n - before[0] < in_dims[0] && h >= before[1] &&
+                             h - before[1] < in_dims[1] && w >= before[2] && w - before[2] < in_dims[2];
+                if (!inside) {
+                    for (size_t i = 0; i < oc; i++) dst[i] = value;
+                    continue;
+                }
+                const float *src = input + (((n - before[0]) * in_dims[1] + (h - before[1])) * in_dims[2] +
+                                            (w - before[2])) * ic;
+                for (size_t i = 0; i < before[3]; i++) dst[i] = value;
+                memcpy(dst + before[3], src, ic * sizeof(float));
+                for (size_t i = before[3] + ic; i < oc; i++) dst[i] = value;
+            }
+        }
+    }
+}
+
+/// Reduction over the middle of [outer, count, inner]: rows of `inner` contiguous values are
+/// combined element by element (vectorisable).
+static void reduce_block(ck_reduce_op op, size_t outer, size_t count, size_t inner, const float *input,
+                         float *output) {
+    for (size_t o = 0; o < outer; o++) {
+        const float *in = input + o * count * inner;
+        float *out = output + o * inner;
+        memcpy(out, in, inner * sizeof(float));
+        for (size_t r = 1; r < count; r++) {
+            const float *row = in + r * inner;
+            switch (op) {
+            case CK_REDUCE_SUM:
+            case CK_REDUCE_MEAN:
+                for (size_t i = 0; i < inner; i++) out[i] += row[i];
+                break;
+            case CK_REDUCE_MAX:
+                for (size_t i = 0; i < inner; i++) out[i] = row[i] > out[i] ? row[i] : out[i];
+                break;
+            case CK_REDUCE_MIN:
+                for (size_t i = 0; i < inner; i++) out[i] = row[i] < out[i] ? row[i] : out[i];
+                break;
+            }
+        }
+        if (op == CK_REDUCE_MEAN) {
+            const float scale = 1.0f / (float)count;
+            for (size_t i = 0; i < inner; i++) out[i] *= scale;
+        }
+    }
+}
+
+void ck_reduce(ck_reduce_op op, size_t rank, const size_t *dims, unsigned reduce_mask,
+               const float *input, float *output) {
+    // Fast path: the reduced dimensions are one contiguous run.
+    size_t first = rank, last = 0;
+    for (size_t d = 0; d < rank; d++) {
+        if (reduce_mask & (1u << d)) {
+            if (first == rank) first = d;
+            last = d;
+        }
+    }
+    int contiguous = first < rank;
+    for (size_t d = first; contiguous && d <= last; d++) contiguous = (reduce_mask >> d) & 1u;
+    if (contiguous) {
+        size_t outer = 1, count = 1, inner = 1;
+        for (size_t d = 0; d < first; d++) outer *= dims[d];
+        for (size_t d = first; d <= last; d++) count *= dims[d];
+        for (size_t d = last + 1; d < rank; d++) inner *= dims[d];
+        if (count > 0 && outer * inner > 0) {
+            reduce_block(op, outer, count, inner, input, output);
+            return;
+        }
+    }
+    size_t out_strides[CK_MAX_RANK] = {0};
+    size_t out_count = 1, total = 1;
+    for (size_t d = rank; d-- > 0;) {
+        total *= dims[d];
+        if (!(reduce_mask & (1u << d))) {
+            out_strides[d] = out_count;
+            out_count *= dims[d];
+        }
+    }
+    float init = op == CK_REDUCE_MAX ? -INFINITY : op == CK_REDUCE_MIN ? INFINITY : 0.0f;
+    for (size_t i = 0; i < out_count; i++) output[i] = init;
+    if (total == 0) return;
+    size_t index[CK_MAX_RANK] = {0};
+    size_t o = 0;
+    for (size_t i = 0; i < total; i++) {
+        float v = input[i];
+        switch (op) {
+        case CK_REDUCE_SUM:
+        case CK_REDUCE_MEAN: output[o] += v; break;
+        case CK_REDUCE_MAX: output[o] = v > output[o] ? v : output[o]; break;
+        case CK_REDUCE_MIN: output[o] = v < output[o] ? v : output[o]; break;
+        }
+        for (size_t d = rank; d-- > 0;) {
+            index[d]++;
+            o += out_strides[d];
+            if (index[d] < dims[d]) break;
+            o -= index[d] * out_strides[d];
+            index[d] = 0;
+        }
+    }
+    if (op == CK_REDUCE_MEAN) {
+        float count = (float)(total / out_count);
+        for (size_t i = 0; i < out_count; i++) output[i] /= count;
+    }
+}

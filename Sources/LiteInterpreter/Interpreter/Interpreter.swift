@@ -1,0 +1,150 @@
+import Foundation
+
+/// Runs a `Model` in float32 on the CPU.
+///
+/// Creating an interpreter allocates everything it needs (one activation arena laid out by the
+/// model's static memory plan, convolution indirection buffers, worker threads); `invoke()`
+/// then allocates nothing. Fill the inputs with `copy(_:toInputAt:)` or, without a copy,
+/// `withUnsafeMutableInputBuffer(at:_:)`, call `invoke()`, and read the outputs.
+///
+/// An interpreter is used from one thread at a time (it is not `Sendable`). Create one per
+/// thread; they can share one `Model`.
+public final class Interpreter {
+    /// How an interpreter runs.
+    public struct Options: Sendable, Equatable {
+        /// Threads that work on each operator (the calling thread included). Default: all cores.
+        public var threadCount: Int
+
+        public init(threadCount: Int = ProcessInfo.processInfo.activeProcessorCount) {
+            self.threadCount = threadCount
+        }
+    }
+
+    public let model: Model
+    public let options: Options
+
+    private let arena: AlignedBuffer
+    private let operations: [any BoundOperation]
+    private let pool: WorkerPool
+    private let inputPointers: [UnsafeMutablePointer<Float>]
+    private let outputPointers: [UnsafeMutablePointer<Float>]
+    private let memory: TensorMemory
+
+    /// Prepares an interpreter for `model`.
+    /// - Throws: `InterpreterError`.
+    public convenience init(model: Model, options: Options = Options()) throws {
+        try self.init(model: model, options: options, preservingAllTensors: false)
+    }
+
+    /// `preservingAllTensors` gives every tensor its own memory so that `tensorValues(_:)` can
+    /// read any of them after `invoke()` (for debugging against another runtime).
+    init(model: Model, options: Options, preservingAllTensors: Bool) throws {
+        guard options.threadCount >= 1 else { throw InterpreterError.invalidThreadCount(options.threadCount) }
+        self.model = model
+        self.options = options
+        let program = model.program
+        let plan = preservingAllTensors ? program.plan.unshared : program.plan
+        arena = AlignedBuffer(byteCount: plan.size)
+        let memory = TensorMemory(arena: arena.raw, plan: plan, constants: program.runtimeConstants)
+        self.memory = memory
+        operations = try program.operations.map { try $0.bind(memory) }
+        inputPointers = try program.inputs.map { try memory.mutablePointer($0.index) }
+        outputPointers = try program.outputs.map { try memory.mutablePointer($0.index) }
+        pool = try WorkerPool(threadCount: options.threadCount)
+    }
+
+    /// Loads the model at `modelPath` and prepares an interpreter for it.
+    /// - Throws: `ModelError` or `InterpreterError`.
+    public convenience init(modelPath: String, options: Options = Options()) throws {
+        try self.init(model: Model(contentsOf: URL(fileURLWithPath: modelPath)), options: options)
+    }
+
+    public var inputTensorCount: Int { model.inputs.count }
+    public var outputTensorCount: Int { model.outputs.count }
+
+    /// A copy of input `index` (name, shape, type and current data).
+    public func input(at index: Int) throws -> Tensor {
+        let description = try checked(index, model.inputs, role: "input")
+        return tensor(description, inputPointers[index])
+    }
+
+    /// A copy of output `index` as the last `invoke()` left it.
+    public func output(at index: Int) throws -> Tensor {
+        let description = try checked(index, model.outputs, role: "output")
+        return tensor(description, outputPointers[index])
+    }
+
+    /// Copies float32 values into input `index`; the count must match the input's shape.
+    public func copy(_ values: [Float], toInputAt index: Int) throws {
+        let description = try checked(index, model.inputs, role: "input")
+        guard values.count == description.elementCount else {
+            throw InterpreterError.invalidDataSize(index: index, expectedBytes: description.byteCount, givenBytes: values.count * 4)
+        }
+        values.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { inputPointers[index].update(from: base, count: source.count) }
+        }
+    }
+
+    /// Copies little-endian float32 bytes into input `index`; the size must match.
+    public func copy(_ data: Data, toInputAt index: Int) throws {
+        let description = try checked(index, model.inputs, role: "input")
+        guard data.count == description.byteCount else {
+            throw InterpreterError.invalidDataSize(index: index, expectedBytes: description.byteCount, givenBytes: data.count)
+        }
+        data.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { UnsafeMutableRawPointer(inputPointers[index]).copyMemory(from: base, byteCount: raw.count) }
+        }
+    }
+
+    /// Gives `body` the input's memory to fill in place (no copy). The buffer is valid only
+    /// during the call.
+    public func withUnsafeMutableInputBuffer<R>(at index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) throws -> R {
+        let description = try checked(index, model.inputs, role: "input")
+        return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: description.elementCount))
+    }
+
+    /// Gives `body` the output's memory to read in place (no copy). The buffer is valid only
+    /// during the call and is overwritten by the next `invoke()`.
+    public func withUnsafeOutputBuffer<R>(at index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) throws -> R {
+        let description = try checked(index, model.outputs, role: "output")
+        return try body(UnsafeBufferPointer(start: outputPointers[index], count: description.elementCount))
+    }
+
+    /// Runs the model on the current inputs.
+    public func invoke() throws {
+        let handle = pool.handle
+        for operation in operations { operation.run(pool: handle) }
+    }
+
+    /// Runs the model once like `invoke()`, timing every operator (for profiling; the
+    /// timing itself adds a little overhead). Fused operators appear once, under the operator
+    /// that absorbed them.
+    public func invokeProfiled() throws -> [OperatorTiming] {
+        let handle = pool.handle
+        let clock = ContinuousClock()
+        return zip(operations, model.program.operations).map { bound, prepared in
+            let elapsed = clock.measure { bound.run(pool: handle) }
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, seconds: seconds)
+        }
+    }
+
+    /// The values of any planned tensor (meaningful for all tensors only when the interpreter
+    /// preserves all tensors), or nil for tensors that are not in the plan.
+    func tensorValues(_ tensor: Int) -> [Float]? {
+        guard let bytes = memory.plan.bytes[tensor], let pointer = try? memory.mutablePointer(tensor) else { return nil }
+        return Array(UnsafeBufferPointer(start: pointer, count: bytes / 4))
+    }
+
+    private func checked(_ index: Int, _ list: [TensorDescription], role: String) throws -> TensorDescription {
+        guard index >= 0, index < list.count else {
+            throw InterpreterError.invalidTensorIndex(index: index, count: list.count, role: role)
+        }
+        return list[index]
+    }
+
+    private func tensor(_ description: TensorDescription, _ pointer: UnsafeMutablePointer<Float>) -> Tensor {
+        Tensor(name: description.name, dataType: description.dataType, shape: description.shape,
+               data: Data(bytes: pointer, count: description.byteCount))
+    }
+}

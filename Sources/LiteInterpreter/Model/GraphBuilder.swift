@@ -1,0 +1,317 @@
+import CKernels
+
+/// Turns a parsed model file into a `Program`: validates every tensor, the graph's order and
+/// every operator, folds constant work (DEQUANTIZE and DENSIFY of weights), prepares the
+/// operators (packing weights), fuses PRELU into the operator before it, and plans memory.
+final class GraphBuilder {
+    /// Largest number of elements of one tensor (256 MiB of float32).
+    static let maximumElementCount = 1 << 26
+    /// Largest activation arena.
+    static let maximumArenaBytes = 1 << 30
+
+    let file: ModelFile
+    let bytes: UnsafeRawBufferPointer
+    private var infos: [TensorInfo] = []
+    /// Constants computed at load time (DEQUANTIZE, DENSIFY outputs).
+    private var folded: [Int: FoldedConstant] = [:]
+    /// Float32 constants that operators read at run time.
+    private(set) var runtimeConstants: [Int: AlignedBuffer] = [:]
+    /// Bytes the preparation may still allocate for constants and packed weights.
+    private var budget: Int
+
+    enum FoldedConstant {
+        case floats([Float])
+        case raw(TensorDataType, [UInt8])
+    }
+
+    init(file: ModelFile, bytes: UnsafeRawBufferPointer) throws {
+        self.file = file
+        self.bytes = bytes
+        budget = max(256 << 20, bytes.count * 32)
+        infos = try file.tensors.enumerated().map { try GraphBuilder.validate(tensor: $1, index: $0, file: file) }
+    }
+
+    private static func validate(tensor: TensorDefinition, index: Int, file: ModelFile) throws -> TensorInfo {
+        let info = "tensor \(index)" + (tensor.name.isEmpty ? "" : " (\(tensor.name))")
+        var count = 1
+        for (d, dim) in tensor.shape.enumerated() {
+            guard dim > 0 else {
+                throw ModelError.invalid("\(info): dimension \(d) of shape \(tensor.shape) is \(dim); dynamic or empty shapes are not supported")
+            }
+            let (product, overflow) = count.multipliedReportingOverflow(by: dim)
+            guard !overflow, product <= maximumElementCount else {
+                throw ModelError.invalid("\(info): shape \(tensor.shape) has more than the \(maximumElementCount) elements allowed")
+            }
+            count = product
+        }
+        guard tensor.buffer < file.buffers.count else {
+            throw ModelError.invalid("\(info): buffer \(tensor.buffer) out of range (file has \(file.buffers.count) buffers)")
+        }
+        let data = file.buffers[tensor.buffer].range
+        if !data.isEmpty, tensor.sparsity == nil {
+            guard let size = tensor.dataType.byteSize else {
+                throw ModelError.unsupported("\(info): constant of type \(tensor.dataType)")
+            }
+            guard data.count == count * size else {
+                throw ModelError.invalid("\(info): buffer \(tensor.buffer) holds \(data.count) bytes but shape \(tensor.shape) of \(tensor.dataType) needs \(count * size)")
+            }
+        }
+        return TensorInfo(index: index, name: tensor.name, shape: tensor.shape, dataType: tensor.dataType, elementCount: count)
+    }
+
+    // MARK: Tensors and constants
+
+    func tensor(_ index: Int) throws -> TensorInfo {
+        guard index >= 0, index < infos.count else {
+            throw ModelError.invalid("tensor index \(index) out of range (subgraph has \(infos.count) tensors)")
+        }
+        return infos[index]
+    }
+
+    private func fileData(_ index: Int) -> Range<Int>? {
+        let range = file.buffers[file.tensors[index].buffer].range
+        return range.isEmpty ? nil : range
+    }
+
+    func isConstant(_ index: Int) -> Bool {
+        folded[index] != nil || (index >= 0 && index < infos.count && fileData(index) != nil)
+    }
+
+    /// Raw little-endian bytes and type of a constant (nil for activations).
+    func constantBytes(_ index: Int) throws -> (TensorDataType, [UInt8])? {
+        if let value = folded[index] {
+            switch value {
+            case let .floats(floats): return (.float32, floats.withUnsafeBytes { Array($0) })
+            case let .raw(type, raw): return (type, raw)
+            }
+        }
+        guard let range = fileData(index) else { return nil }
+        guard file.tensors[index].sparsity == nil else {
+            throw ModelError.unsupported("\(infos[index].label) is stored sparse; only DENSIFY can read it")
+        }
+        return (infos[index].dataType, Array(bytes[range]))
+    }
+
+    func constantFloats(_ index: Int) throws -> [Float]? {
+        if case let .floats(values)? = folded[index] { return values }
+        guard let (type, raw) = try constantBytes(index) else { return nil }
+        switch type {
+        case .float32:
+            return raw.withUnsafeBytes { buffer in
+                (0..<(raw.count / 4)).map { Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            }
+        case .float16:
+            let halves = raw.withUnsafeBytes { buffer in
+                (0..<(raw.count / 2)).map { UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self)) }
+            }
+            var result = [Float](repeating: 0, count: halves.count)
+            halves.withUnsafeBufferPointer { h in
+                result.withUnsafeMutableBufferPointer { f in
+                    if let hb = h.baseAddress, let fb = f.baseAddress { ck_f16_to_f32(hb, fb, h.count) }
+                }
+            }
+            return result
+        default:
+            return nil
+        }
+    }
+
+    func constantInts(_ index: Int) throws -> [Int]? {
+        guard let (type, raw) = try constantBytes(index) else { return nil }
+        return raw.withUnsafeBytes { buffer -> [Int]? in
+            switch type {
+            case .int32: return (0..<(raw.count / 4)).map { Int(Int32(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self))) }
+            case .int64: return (0..<(raw.count / 8)).map { Int(Int64(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self))) }
+            default: return nil
+            }
+        }
+    }
+
+    func keepRuntimeConstant(_ index: Int) throws {
+        if runtimeConstants[index] != nil { return }
+        guard let values = try constantFloats(index) else {
+            throw ModelError.unsupported("\(infos[index].label): constant of type \(infos[index].dataType) cannot be read as float32")
+        }
+        try charge(values.count * 4, what: "constant \(infos[index].label)")
+        runtimeConstants[index] = AlignedBuffer(floats: values)
+    }
+
+    func allocateConstant(floatCount: Int, for context: OperatorContext) throws -> AlignedBuffer {
+        try charge(floatCount * 4, what: "packed weights of operator \(context.index) (\(context.name))")
+        return AlignedBuffer(floatCount: floatCount)
+    }
+
+    private func charge(_ bytes: Int, what: String) throws {
+        guard bytes <= budget else {
+            throw ModelError.invalid("\(what) would need \(bytes) bytes, more than this model file can justify")
+        }
+        budget -= bytes
+    }
+
+    // MARK: Building
+
+    func build() throws -> Program {
+        let tensorCount = infos.count
+        for (role, list) in [("input", file.inputs), ("output", file.outputs)] {
+            for (i, t) in list.enumerated() {
+                guard t >= 0, t < tensorCount else {
+                    throw ModelError.invalid("graph \(role) \(i): tensor \(t) out of range (subgraph has \(tensorCount) tensors)")
+                }
+                guard infos[t].dataType == .float32 else {
+                    throw ModelError.unsupported("graph \(role) \(i) (\(infos[t].label)) has type \(infos[t].dataType); only float32 inputs and outputs are supported")
+                }
+            }
+        }
+        guard !file.inputs.isEmpty, !file.outputs.isEmpty else {
+            throw ModelError.invalid("the graph has \(file.inputs.count) inputs and \(file.outputs.count) outputs")
+        }
+        var available = Set<Int>()
+        for t in 0..<tensorCount where fileData(t) != nil { available.insert(t) }
+        for (i, t) in file.inputs.enumerated() {
+            guard !available.contains(t) else {
+                throw ModelError.invalid("graph input \(i) (\(infos[t].label)) is a constant or listed twice")
+            }
+            available.insert(t)
+        }
+
+        var prepared: [any PreparedOperation] = []
+        for (index, op) in file.operators.enumerated() {
+            guard op.opcodeIndex < file.operatorCodes.count else {
+                throw ModelError.invalid("operator \(index): opcode index \(op.opcodeIndex) out of range (file has \(file.operatorCodes.count) operator codes)")
+            }
+            let opcode = file.operatorCodes[op.opcodeIndex]
+            let code = opcode.builtinCode
+            guard let builtin = BuiltinOperator(rawValue: code) else {
+                let name = code == 32 ? "CUSTOM \"\(opcode.customCode ?? "")\"" : BuiltinOperator.name(of: code)
+                throw ModelError.unsupportedOperator(index: index, name: name, code: Int(code))
+            }
+            let label = "operator \(index) (\(builtin.name))"
+            for t in op.inputs where t != -1 {
+                guard t >= 0, t < tensorCount else {
+                    throw ModelError.invalid("\(label): input tensor \(t) out of range (subgraph has \(tensorCount) tensors)")
+                }
+                guard available.contains(t) else {
+                    throw ModelError.invalid("\(label): input \(infos[t].label) is read before any operator writes it (the graph is cyclic or out of order)")
+                }
+            }
+            for t in op.outputs {
+                guard t >= 0, t < tensorCount else {
+                    throw ModelError.invalid("\(label): output tensor \(t) out of range (subgraph has \(tensorCount) tensors)")
+                }
+                guard !available.contains(t) else {
+                    throw ModelError.invalid("\(label): output \(infos[t].label) is already defined (a constant, a graph input or written twice)")
+                }
+            }
+            let context = OperatorContext(index: index, code: builtin, definition: op, graph: self)
+            if try ConstantFolding.fold(context) {
+                op.outputs.forEach { available.insert($0) }
+                continue
+            }
+            prepared.append(try OperatorRegistry.prepare(context))
+            op.outputs.forEach { available.insert($0) }
+        }
+        for (i, t) in file.outputs.enumerated() where !available.contains(t) {
+            throw ModelError.invalid("graph output \(i) (\(infos[t].label)) is never written")
+        }
+        for (i, t) in file.outputs.enumerated() where isConstant(t) {
+            throw ModelError.unsupported("graph output \(i) (\(infos[t].label)) is a constant")
+        }
+
+        prepared = fusePadding(prepared)
+        prepared = fusePReLU(prepared)
+        let plan = try planMemory(prepared)
+        return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
+                       inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
+    }
+
+    func fold(_ index: Int, _ value: FoldedConstant) throws {
+        switch value {
+        case let .floats(values): try charge(values.count * 4, what: "constant \(infos[index].label)")
+        case let .raw(_, raw): try charge(raw.count, what: "constant \(infos[index].label)")
+        }
+        folded[index] = value
+    }
+
+    /// How many operators (and graph outputs) read each tensor.
+    private func readers(_ operations: [any PreparedOperation]) -> [Int: Int] {
+        var readers: [Int: Int] = [:]
+        for op in operations { for t in op.inputs { readers[t, default: 0] += 1 } }
+        for t in file.outputs { readers[t, default: 0] += 1 }
+        return readers
+    }
+
+    /// Removes each zero PAD of height and width whose only reader is a convolution, which then
+    /// pads by itself.
+    private func fusePadding(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
+        var replacements: [Int: any PreparedOperation] = [:] // reader index -> fused reader
+        var removed = Set<Int>()
+        for (i, op) in operations.enumerated() {
+            guard let pad = op as? PadOperation, pad.inputDims.count == 4, pad.before[0] == 0, pad.before[3] == 0,
+                  pad.inputDims[0] == pad.outputDims[0], pad.inputDims[3] == pad.outputDims[3],
+                  readers[pad.output] == 1, !isConstant(pad.input) else { continue }
+            guard let j = operations.indices.first(where: { $0 > i && operations[$0].inputs.contains(pad.output) }),
+                  let convolution = (replacements[j] ?? operations[j]) as? any PaddingFusable,
+                  convolution.paddedInput == pad.output else { continue }
+            replacements[j] = convolution.fusing(padding: pad.input, height: pad.inputDims[1], width: pad.inputDims[2],
+                                                 top: pad.before[1], left: pad.before[2])
+            removed.insert(i)
+        }
+        return operations.indices.compactMap { removed.contains($0) ? nil : (replacements[$0] ?? operations[$0]) }
+    }
+
+    /// Moves each PRELU whose input is written by a fusable operator (and read by nothing else)
+    /// into that operator.
+    private func fusePReLU(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
+        var result: [any PreparedOperation] = []
+        var producer: [Int: Int] = [:] // tensor -> index in result
+        for op in operations {
+            if let prelu = op as? PReLUOperation, let slopes = prelu.channelSlopes,
+               readers[prelu.input] == 1, let p = producer[prelu.input],
+               let fusable = result[p] as? any PReLUFusable, fusable.preluChannels == slopes.floatCount,
+               fusable.outputs == [prelu.input] {
+                result[p] = fusable.fusing(preluSlopes: slopes, output: prelu.output)
+                producer[prelu.output] = p
+                continue
+            }
+            for t in op.outputs { producer[t] = result.count }
+            result.append(op)
+        }
+        return result
+    }
+
+    private func planMemory(_ operations: [any PreparedOperation]) throws -> MemoryPlan {
+        var first: [Int: Int] = [:]
+        var last: [Int: Int] = [:]
+        func use(_ t: Int, _ step: Int) {
+            guard !isConstant(t) else { return }
+            first[t] = min(first[t] ?? step, step)
+            last[t] = max(last[t] ?? step, step)
+        }
+        let end = operations.count
+        for t in file.inputs { use(t, 0); use(t, end) }
+        for (step, op) in operations.enumerated() {
+            for t in op.inputs { use(t, step) }
+            for t in op.outputs { use(t, step) }
+        }
+        for t in file.outputs { use(t, end) }
+        let lifetimes = first.keys.sorted().map { t in
+            MemoryPlan.Lifetime(tensor: t, bytes: infos[t].elementCount * 4, first: first[t] ?? 0, last: last[t] ?? end)
+        }
+        let plan = MemoryPlan(lifetimes: lifetimes)
+        guard plan.size <= GraphBuilder.maximumArenaBytes else {
+            throw ModelError.invalid("activations need \(plan.size) bytes, more than the \(GraphBuilder.maximumArenaBytes)-byte limit")
+        }
+        return plan
+    }
+}
+
+/// A prepared model: operators in execution order, the memory plan and run-time constants.
+struct Program: Sendable {
+    var operations: [any PreparedOperation]
+    var plan: MemoryPlan
+    var runtimeConstants: [Int: AlignedBuffer]
+    var inputs: [TensorInfo]
+    var outputs: [TensorInfo]
+}

@@ -1,0 +1,270 @@
+import CKernels
+
+/// CONV_2D: NHWC float32 input, OHWI weights packed at load time. 1x1 stride-1 convolutions
+/// run as a GEMM over the pixels; others as an indirect GEMM (one pointer per output pixel and
+/// kernel tap, built when an interpreter binds the operator), so no im2col copy is made.
+struct Conv2DOperation: PReLUFusable, PaddingFusable {
+    let operatorIndex: Int
+    var input: Int
+    var output: Int
+    let batch: Int
+    var inputHeight: Int, inputWidth: Int
+    let inputChannels: Int
+    let outputHeight: Int, outputWidth: Int, outputChannels: Int
+    let kernelHeight: Int, kernelWidth: Int
+    let strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
+    var padTop: Int, padLeft: Int
+    let weights: ConvolutionWeights
+    /// `inputChannels` zeros that padding taps read.
+    let zeros: AlignedBuffer
+    var activation: OutputActivation
+
+    var inputs: [Int] { [input] }
+    var outputs: [Int] { [output] }
+    var preluChannels: Int { activation.acceptsPReLU ? outputChannels : -1 }
+
+    var summary: String {
+        let path: String
+        switch weights {
+        case .narrow: path = "narrow"
+        case .packed: path = isPointwise ? "gemm" : "igemm"
+        }
+        return "CONV_2D \(kernelHeight)x\(kernelWidth)/\(strideH) (\(path))"
+    }
+
+    var isPointwise: Bool {
+        kernelHeight == 1 && kernelWidth == 1 && strideH == 1 && strideW == 1 && padTop == 0 && padLeft == 0
+    }
+
+    static func prepare(_ context: OperatorContext) throws -> Conv2DOperation {
+        try context.requireInputs(2...3)
+        try context.requireOutputs(1)
+        guard case let .convolution(options) = context.options else { throw context.invalid("missing Conv2DOptions") }
+        let input = try context.float32(try context.input(0))
+        let filter = try context.input(1)
+        let bias = try context.optionalInput(2)
+        let output = try context.float32(try context.output(0))
+        try context.requireRank(input, 4)
+        try context.requireRank(filter, 4)
+        let (n, h, w, c) = (input.shape[0], input.shape[1], input.shape[2], input.shape[3])
+        let (oc, kh, kw, ic) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
+        guard ic == c else {
+            throw context.unsupported("filter \(filter.label) has \(ic) input channels for an input with \(c) (grouped convolution)")
+        }
+        let vertical = try ConvolutionGeometry.resolve(input: h, filter: kh, stride: options.strideH, dilation: options.dilationH,
+                                                       padding: options.padding, axis: "vertical", context: context)
+        let horizontal = try ConvolutionGeometry.resolve(input: w, filter: kw, stride: options.strideW, dilation: options.dilationW,
+                                                         padding: options.padding, axis: "horizontal", context: context)
+        try context.requireShape(output, [n, vertical.output, horizontal.output, oc])
+        try Conv2DOperation.checkIndirection(pixels: output.elementCount / oc, taps: kh * kw, context: context)
+        let weights = try context.constantFloats(filter)
+        var biasValues: [Float]?
+        if let bias {
+            try context.requireShape(bias, [oc])
+            biasValues = try context.constantFloats(bias)
+        }
+        let packed = try ConvolutionWeights(context, outputs: oc, taps: kh * kw, inputs: ic, weights: weights, bias: biasValues)
+        return Conv2DOperation(
+            operatorIndex: context.index, input: input.index, output: output.index,
+            batch: n, inputHeight: h, inputWidth: w, inputChannels: c,
+            outputHeight: vertical.output, outputWidth: horizontal.output, outputChannels: oc,
+            kernelHeight: kh, kernelWidth: kw, strideH: options.strideH, strideW: options.strideW,
+            dilationH: options.dilationH, dilationW: options.dilationW,
+            padTop: vertical.before, padLeft: horizontal.before,
+            weights: packed, zeros: try context.allocate(floatCount: c),
+            activation: try OutputActivation(options.activation, context: context))
+    }
+
+    var paddedInput: Int { input }
+
+    func fusing(padding input: Int, height: Int, width: Int, top: Int, left: Int) -> any PreparedOperation {
+        var copy = self
+        copy.input = input
+        copy.inputHeight = height
+        copy.inputWidth = width
+        copy.padTop += top
+        copy.padLeft += left
+        return copy
+    }
+
+    /// Largest indirection buffer (pointers per output pixel and tap) an interpreter builds.
+    static let maximumIndirectionEntries = 1 << 24
+
+    static func checkIndirection(pixels: Int, taps: Int, context: OperatorContext) throws {
+        let (entries, overflow) = pixels.multipliedReportingOverflow(by: taps)
+        guard !overflow, entries <= maximumIndirectionEntries else {
+            throw context.unsupported("\(pixels) output pixels x \(taps) kernel taps exceed the \(maximumIndirectionEntries)-entry indirection limit")
+        }
+    }
+
+    func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {
+        var copy = self
+        copy.activation.preluSlopes = slopes
+        copy.output = output
+        return copy
+    }
+
+    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+        let x = try memory.pointer(input)
+        let y = try memory.mutablePointer(output)
+        let pixels = batch * outputHeight * outputWidth
+        let post = PostActivation(activation, output: y, count: pixels * outputChannels)
+        if case let .packed(packed) = weights, isPointwise {
+            let params = ck_gemm_params(
+                m: pixels, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels,
+                packed: packed.floatPointer, c: y, c_stride: outputChannels,
+                out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer)
+            return BoundGEMM(params: params, post: post, keepAlive: [packed, activation.preluSlopes].compactMap { $0 })
+        }
+        let taps = kernelHeight * kernelWidth
+        let indirection = IndirectionBuffer(count: pixels * taps)
+        var k = 0
+        for b in 0..<batch {
+            let image = x + b * inputHeight * inputWidth * inputChannels
+            for oy in 0..<outputHeight {
+                for ox in 0..<outputWidth {
+                    for ky in 0..<kernelHeight {
+                        let iy = oy * strideH + ky * dilationH - padTop
+                        for kx in 0..<kernelWidth {
+                            let ix = ox * strideW + kx * dilationW - padLeft
+                            let inside = iy >= 0 && iy < inputHeight && ix >= 0 && ix < inputWidth
+                            indirection.pointers[k] = inside ? image + (iy * inputWidth + ix) * inputChannels : UnsafePointer(zeros.floatPointer)
+                            k += 1
+                        }
+                    }
+                }
+            }
+        }
+        switch weights {
+        case let .packed(packed):
+            let params = ck_igemm_params(
+                m: pixels, n: outputChannels, k: inputChannels, taps: taps,
+                indirection: UnsafePointer(indirection.pointers), packed: packed.floatPointer, c: y,
+                c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
+                prelu: activation.slopesPointer)
+            return BoundIGEMM(params: params, indirection: indirection, post: post,
+                              keepAlive: [packed, zeros, activation.preluSlopes].compactMap { $0 })
+        case let .narrow(raw, bias):
+            let params = ck_conv_narrow_params(
+                m: pixels, n: outputChannels, k: inputChannels, taps: taps,
+                indirection: UnsafePointer(indirection.pointers), weights: raw.floatPointer,
+                bias: bias.map { UnsafePointer($0.floatPointer) }, c: y, c_stride: outputChannels,
+                out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer)
+            return BoundClosureWith(state: [raw, zeros, bias, activation.preluSlopes].compactMap { $0 }, indirection: indirection) { pool in
+                withUnsafePointer(to: params) { ck_conv_narrow($0, pool) }
+                post.run()
+            }
+        }
+    }
+}
+
+/// Convolution weights as the kernels read them: packed in GEMM panels, or (for layers with at
+/// most `CK_NARROW_MAX_OUTPUTS` outputs) in the original OHWI layout with a separate bias.
+enum ConvolutionWeights: Sendable {
+    case packed(AlignedBuffer)
+    case narrow(weights: AlignedBuffer, bias: AlignedBuffer?)
+
+    init(_ context: OperatorContext, outputs: Int, taps: Int, inputs: Int, weights: [Float], bias: [Float]?) throws {
+        if outputs <= Int(CK_NARROW_MAX_OUTPUTS) {
+            let raw = try context.allocate(floatCount: weights.count)
+            weights.withUnsafeBufferPointer { if let base = $0.baseAddress { raw.floatPointer.update(from: base, count: $0.count) } }
+            var biasBuffer: AlignedBuffer?
+            if let bias {
+                let buffer = try context.allocate(floatCount: bias.count)
+                bias.withUnsafeBufferPointer { if let base = $0.baseAddress { buffer.floatPointer.update(from: base, count: $0.count) } }
+                biasBuffer = buffer
+            }
+            self = .narrow(weights: raw, bias: biasBuffer)
+            return
+        }
+        let packed = try context.allocate(floatCount: ck_conv_packed_size(outputs, taps, inputs))
+        weights.withUnsafeBufferPointer { wp in
+            if let bias {
+                bias.withUnsafeBufferPointer { ck_conv_pack(outputs, taps, inputs, wp.baseAddress, $0.baseAddress, packed.floatPointer) }
+            } else {
+                ck_conv_pack(outputs, taps, inputs, wp.baseAddress, nil, packed.floatPointer)
+            }
+        }
+        self = .packed(packed)
+    }
+}
+
+/// A bound operation given as a closure, keeping buffers it points into alive.
+final class BoundClosureWith: BoundOperation {
+    let state: [AlignedBuffer]
+    let indirection: IndirectionBuffer?
+    let body: (OpaquePointer?) -> Void
+
+    init(state: [AlignedBuffer], indirection: IndirectionBuffer?, _ body: @escaping (OpaquePointer?) -> Void) {
+        self.state = state
+        self.indirection = indirection
+        self.body = body
+    }
+
+    func run(pool: OpaquePointer?) { body(pool) }
+}
+
+/// One pointer per output pixel and kernel tap, owned by a bound convolution.
+final class IndirectionBuffer {
+    let pointers: UnsafeMutablePointer<UnsafePointer<Float>?>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        pointers = .allocate(capacity: max(count, 1))
+        pointers.initialize(repeating: nil, count: max(count, 1))
+    }
+
+    deinit { pointers.deallocate() }
+}
+
+/// The part of an activation that runs as a separate pass (tanh).
+struct PostActivation {
+    var output: UnsafeMutablePointer<Float>?
+    var count: Int
+
+    init(_ activation: OutputActivation, output: UnsafeMutablePointer<Float>, count: Int) {
+        self.output = activation.tanh ? output : nil
+        self.count = count
+    }
+
+    func run() {
+        if let output { ck_unary(CK_UNARY_TANH, output, output, count, 0, 0) }
+    }
+}
+
+final class BoundGEMM: BoundOperation {
+    var params: ck_gemm_params
+    let post: PostActivation
+    let keepAlive: [AlignedBuffer]
+
+    init(params: ck_gemm_params, post: PostActivation, keepAlive: [AlignedBuffer]) {
+        self.params = params
+        self.post = post
+        self.keepAlive = keepAlive
+    }
+
+    func run(pool: OpaquePointer?) {
+        ck_gemm(&params, pool)
+        post.run()
+    }
+}
+
+final class BoundIGEMM: BoundOperation {
+    var params: ck_igemm_params
+    let indirection: IndirectionBuffer
+    let post: PostActivation
+    let keepAlive: [AlignedBuffer]
+
+    init(params: ck_igemm_params, indirection: IndirectionBuffer, post: PostActivation, keepAlive: [AlignedBuffer]) {
+        self.params = params
+        self.indirection = indirection
+        self.post = post
+        self.keepAlive = keepAlive
+    }
+
+    func run(pool: OpaquePointer?) {
+        ck_igemm(&params, pool)
+        post.run()
+    }
+}

@@ -1,0 +1,93 @@
+/// An operator after model preparation: validated against its tensors' shapes, with constant
+/// work (weight packing) done. Immutable and shared by every `Interpreter` of a `Model`.
+protocol PreparedOperation: Sendable {
+    /// The operator's index in the model file.
+    var operatorIndex: Int { get }
+    /// Tensors read at run time (activations and run-time constants).
+    var inputs: [Int] { get }
+    /// Tensors written.
+    var outputs: [Int] { get }
+    /// Resolves tensors to memory for one interpreter (pointers, indirection buffers).
+    func bind(_ memory: TensorMemory) throws -> any BoundOperation
+    /// A short description for profiles, e.g. "CONV_2D 3x3/2 (igemm)".
+    var summary: String { get }
+}
+
+extension PreparedOperation {
+    var summary: String { String(describing: type(of: self)).replacingOccurrences(of: "Operation", with: "") }
+}
+
+/// An operator ready to run on one interpreter's memory.
+protocol BoundOperation: AnyObject {
+    /// Runs the operator; `pool` is the interpreter's `ck_threadpool` (nil = calling thread).
+    func run(pool: OpaquePointer?)
+}
+
+/// Operators that can apply a following PRELU to their output before storing it.
+protocol PReLUFusable: PreparedOperation {
+    /// The number of output channels (the last dimension), which the slopes must match.
+    var preluChannels: Int { get }
+    /// A copy of this operator that applies per-channel `slopes` and writes `output`.
+    func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation
+}
+
+/// Convolutions that can take over a zero PAD of their input's height and width (the padded
+/// taps read zeros either way, so the copy is not needed).
+protocol PaddingFusable: PreparedOperation {
+    /// The input tensor the padding applies to.
+    var paddedInput: Int { get }
+    /// A copy reading `input` (of the given height and width) with `top` and `left` more rows
+    /// and columns of zero padding; bottom and right padding need nothing.
+    func fusing(padding input: Int, height: Int, width: Int, top: Int, left: Int) -> any PreparedOperation
+}
+
+/// What an operator does to its result before storing it: the fused activation of the
+/// operator itself (a clamp, or tanh) and an optional PRELU fused from the next operator.
+struct OutputActivation: Sendable {
+    var lower: Float = -.infinity
+    var upper: Float = .infinity
+    var tanh = false
+    var preluSlopes: AlignedBuffer?
+
+    static let none = OutputActivation()
+
+    init() {}
+
+    init(_ fused: FusedActivation, context: OperatorContext) throws {
+        switch fused {
+        case .tanh:
+            tanh = true
+        case .signBit:
+            throw context.unsupported("fused activation SIGN_BIT")
+        default:
+            if let range = fused.clampRange {
+                lower = range.lower
+                upper = range.upper
+            }
+        }
+    }
+
+    /// Whether a PRELU can be fused after this activation (tanh runs as a separate pass).
+    var acceptsPReLU: Bool { !tanh && preluSlopes == nil }
+
+    var slopesPointer: UnsafePointer<Float>? { preluSlopes.map { UnsafePointer($0.floatPointer) } }
+}
+
+/// Tensor memory of one interpreter: activations in its arena, constants in the model.
+struct TensorMemory {
+    let arena: UnsafeMutableRawPointer
+    let plan: MemoryPlan
+    let constants: [Int: AlignedBuffer]
+
+    func mutablePointer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
+        guard let offset = plan.offsets[tensor] else {
+            throw InterpreterError.internalInconsistency("tensor \(tensor) has no place in the memory plan")
+        }
+        return (arena + offset).assumingMemoryBound(to: Float.self)
+    }
+
+    func pointer(_ tensor: Int) throws -> UnsafePointer<Float> {
+        if let constant = constants[tensor] { return UnsafePointer(constant.floatPointer) }
+        return UnsafePointer(try mutablePointer(tensor))
+    }
+}

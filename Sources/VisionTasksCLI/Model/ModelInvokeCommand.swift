@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import LiteInterpreter
+
+/// `vision-tasks model invoke FILE --input A.f32 ... --output-dir DIR`: runs a model on raw
+/// little-endian float32 inputs and writes each output as `DIR/output<i>.f32`.
+struct ModelInvokeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invoke",
+        abstract: "Run a model on raw float32 inputs and write its outputs as raw float32 files.",
+        discussion: """
+            Inputs are raw little-endian float32 files, one --input per model input, in input \
+            order; each must hold exactly the input's number of values. Output i is written to \
+            DIR/output<i>.f32 (raw little-endian float32).
+            """
+    )
+
+    @Argument(help: "A .tflite model file.")
+    var file: String
+
+    @Option(name: .customLong("input"), help: "A raw float32 input file (repeat for each input, in order).")
+    var inputs: [String] = []
+
+    @Option(name: .customLong("output-dir"), help: "Folder for output<i>.f32 (created if missing).")
+    var outputDirectory: String
+
+    @Option(name: .customLong("threads"), help: "Threads to run with (default: all cores).")
+    var threads: Int?
+
+    func run() throws {
+        let model: Model
+        do {
+            model = try Model(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw ModelCommandError(description: "\(file): \(error)")
+        }
+        guard inputs.count == model.inputs.count else {
+            throw ModelCommandError(description: "the model has \(model.inputs.count) input(s) but \(inputs.count) --input file(s) were given")
+        }
+        let options = threads.map { Interpreter.Options(threadCount: $0) } ?? Interpreter.Options()
+        let interpreter = try Interpreter(model: model, options: options)
+        for (i, path) in inputs.enumerated() {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ModelCommandError(description: "cannot read input \(i) from \(path): \(error.localizedDescription)")
+            }
+            let expected = model.inputs[i]
+            guard data.count == expected.byteCount else {
+                throw ModelCommandError(description: "input \(i) (\(expected)) needs \(expected.elementCount) float32 values (\(expected.byteCount) bytes) but \(path) has \(data.count) bytes")
+            }
+            try interpreter.copy(data, toInputAt: i)
+        }
+        try interpreter.invoke()
+        let directory = URL(fileURLWithPath: outputDirectory)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ModelCommandError(description: "cannot create \(outputDirectory): \(error.localizedDescription)")
+        }
+        for i in 0..<interpreter.outputTensorCount {
+            let tensor = try interpreter.output(at: i)
+            let url = directory.appendingPathComponent("output\(i).f32")
+            do {
+                try tensor.data.write(to: url)
+            } catch {
+                throw ModelCommandError(description: "cannot write \(url.path): \(error.localizedDescription)")
+            }
+            print("output \(i): \(tensor.name) \(tensor.shape) -> \(url.path)")
+        }
+    }
+}

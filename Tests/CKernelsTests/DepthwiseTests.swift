@@ -1,0 +1,88 @@
+import CKernels
+import XCTest
+
+final class DepthwiseTests: XCTestCase {
+    struct Case {
+        var h, w, c, kh, kw, stride, dilation, padTop, padLeft, oh, ow: Int
+    }
+
+    func reference(_ t: Case, input: [Float], weights: [Float], bias: [Float], lo: Float, hi: Float, prelu: [Float]?) -> [Float] {
+        var out = [Float](repeating: 0, count: t.oh * t.ow * t.c)
+        for oy in 0..<t.oh {
+            for ox in 0..<t.ow {
+                for ch in 0..<t.c {
+                    var sum = Double(bias[ch])
+                    for ky in 0..<t.kh {
+                        for kx in 0..<t.kw {
+                            let iy = oy * t.stride + ky * t.dilation - t.padTop, ix = ox * t.stride + kx * t.dilation - t.padLeft
+                            guard iy >= 0, iy < t.h, ix >= 0, ix < t.w else { continue }
+                            sum += Double(input[(iy * t.w + ix) * t.c + ch]) * Double(weights[(ky * t.kw + kx) * t.c + ch])
+                        }
+                    }
+                    var v = min(max(Float(sum), lo), hi)
+                    if let prelu, v < 0 { v *= prelu[ch] }
+                    out[(oy * t.ow + ox) * t.c + ch] = v
+                }
+            }
+        }
+        return out
+    }
+
+    func run(_ t: Case, input: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?, pool: OpaquePointer? = nil) -> [Float] {
+        // One extra output pixel of sentinels checks that tails do not write past the tensor.
+        var out = [Float](repeating: 777, count: (t.oh * t.ow + 1) * t.c)
+        let zeros = [Float](repeating: 0, count: t.c)
+        input.withUnsafeBufferPointer { ip in
+            packed.withUnsafeBufferPointer { wp in
+                zeros.withUnsafeBufferPointer { zp in
+                    out.withUnsafeMutableBufferPointer { op in
+                        let outBase = op.baseAddress
+                        let go = { (sp: UnsafePointer<Float>?) in
+                            var p = ck_dwconv_params(batch: 1, in_h: t.h, in_w: t.w, channels: t.c, out_h: t.oh, out_w: t.ow,
+                                                     kernel_h: t.kh, kernel_w: t.kw, stride_h: t.stride, stride_w: t.stride,
+                                                     dilation_h: t.dilation, dilation_w: t.dilation, pad_top: t.padTop, pad_left: t.padLeft,
+                                                     input: ip.baseAddress, packed: wp.baseAddress, zero: zp.baseAddress,
+                                                     output: outBase, out_min: lo, out_max: hi, prelu: sp)
+                            ck_dwconv(&p, pool)
+                        }
+                        if let prelu { prelu.withUnsafeBufferPointer { go($0.baseAddress) } } else { go(nil) }
+                    }
+                }
+            }
+        }
+        XCTAssertTrue(out[(t.oh * t.ow * t.c)...].allSatisfy { $0 == 777 }, "depthwise wrote past its output")
+        return Array(out[..<(t.oh * t.ow * t.c)])
+    }
+
+    func testKernelsAgainstReferenceWithTails() throws {
+        var g = SeededGenerator(seed: 11)
+        let cases = [
+            Case(h: 7, w: 9, c: 21, kh: 3, kw: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1, oh: 7, ow: 9),
+            Case(h: 8, w: 8, c: 16, kh: 3, kw: 3, stride: 2, dilation: 1, padTop: 0, padLeft: 0, oh: 4, ow: 4),
+            Case(h: 11, w: 6, c: 37, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 11, ow: 6),
+            Case(h: 12, w: 13, c: 5, kh: 5, kw: 5, stride: 2, dilation: 1, padTop: 1, padLeft: 2, oh: 6, ow: 7),
+            Case(h: 9, w: 9, c: 3, kh: 3, kw: 2, stride: 1, dilation: 2, padTop: 2, padLeft: 1, oh: 9, ow: 9),
+            Case(h: 4, w: 4, c: 1, kh: 1, kw: 1, stride: 1, dilation: 1, padTop: 0, padLeft: 0, oh: 4, ow: 4),
+        ]
+        for t in cases {
+            let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)
+            let slopes = randomFloats(t.c, &g, in: 0...0.5)
+            var packed = [Float](repeating: .nan, count: ck_dwconv_packed_size(t.c, t.kh * t.kw))
+            bias.withUnsafeBufferPointer { ck_dwconv_pack(t.c, t.kh * t.kw, weights, $0.baseAddress, &packed) }
+            for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (0, 6, nil), (-Float.infinity, Float.infinity, slopes)] as [(Float, Float, [Float]?)] {
+                let expected = reference(t, input: input, weights: weights, bias: bias, lo: lo, hi: hi, prelu: prelu)
+                let (portable, simd) = try portableAndDetected { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu) }
+                assertClose(portable, expected, tolerance: 1e-5, "portable depthwise \(t)")
+                assertClose(simd, portable, tolerance: 1e-5, "simd depthwise \(t)")
+                // With threads, few rows are split into channel groups: same result.
+                let pool = ck_threadpool_create(3)
+                let (portableThreaded, simdThreaded) = try portableAndDetected {
+                    run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool)
+                }
+                ck_threadpool_destroy(pool)
+                XCTAssertEqual(portableThreaded, portable, "threaded portable depthwise \(t)")
+                XCTAssertEqual(simdThreaded, simd, "threaded simd depthwise \(t)")
+            }
+        }
+    }
+}

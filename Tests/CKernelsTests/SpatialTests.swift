@@ -1,0 +1,200 @@
+import CKernels
+import Foundation
+import XCTest
+
+final class SpatialTests: XCTestCase {
+    func testMaxPoolSIMDMatchesPortableAndSkipsPadding() throws {
+        var g = SeededGenerator(seed: 31)
+        let (h, w, c) = (7, 5, 19)
+        let input = randomFloats(h * w * c, &g, in: -2 ... -1) // all negative: padding must not count as 0
+        let (oh, ow) = (4, 3) // 2x2 stride 2, SAME: pads one row/column at the end
+        func run() -> [Float] {
+            var out = [Float](repeating: 0, count: oh * ow * c)
+            input.withUnsafeBufferPointer { ip in
+                out.withUnsafeMutableBufferPointer { op in
+                    var p = ck_pool_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow, filter_h: 2, filter_w: 2,
+                                           stride_h: 2, stride_w: 2, pad_top: 0, pad_left: 0, input: ip.baseAddress,
+                                           output: op.baseAddress, out_min: -.infinity, out_max: .infinity)
+                    ck_maxpool(&p, nil)
+                }
+            }
+            return out
+        }
+        let (portable, simd) = try portableAndDetected(run)
+        XCTAssertEqual(portable, simd)
+        for oy in 0..<oh {
+            for ox in 0..<ow {
+                for ch in 0..<c {
+                    var m = -Float.infinity
+                    for y in (oy * 2)..<min(oy * 2 + 2, h) { for x in (ox * 2)..<min(ox * 2 + 2, w) { m = max(m, input[(y * w + x) * c + ch]) } }
+                    XCTAssertEqual(portable[(oy * ow + ox) * c + ch], m)
+                }
+            }
+        }
+    }
+
+    /// TensorFlow's conventions, written out independently.
+    func referenceResize(_ input: [Float], h: Int, w: Int, c: Int, oh: Int, ow: Int, align: Bool, half: Bool) -> [Float] {
+        func scale(_ i: Int, _ o: Int) -> Float { align && o > 1 ? Float(i - 1) / Float(o - 1) : Float(i) / Float(o) }
+        func source(_ v: Int, _ s: Float, _ size: Int) -> (Float, Int, Int) {
+            let f = half ? (Float(v) + 0.5) * s - 0.5 : Float(v) * s
+            return (f, max(Int(f.rounded(.down)), 0), min(Int(f.rounded(.up)), size - 1))
+        }
+        var out = [Float]()
+        for y in 0..<oh {
+            let (fy, y0, y1) = source(y, scale(h, oh), h)
+            for x in 0..<ow {
+                let (fx, x0, x1) = source(x, scale(w, ow), w)
+                for ch in 0..<c {
+                    let dy = fy - Float(y0), dx = fx - Float(x0)
+                    let v = input[(y0 * w + x0) * c + ch] * (1 - dy) * (1 - dx) + input[(y1 * w + x0) * c + ch] * dy * (1 - dx)
+                        + input[(y0 * w + x1) * c + ch] * (1 - dy) * dx + input[(y1 * w + x1) * c + ch] * dy * dx
+                    out.append(v)
+                }
+            }
+        }
+        return out
+    }
+
+    func testResizeBilinearConventions() throws {
+        var g = SeededGenerator(seed: 32)
+        for (h, w, oh, ow) in [(3, 4, 6, 8), (5, 5, 3, 7), (1, 2, 4, 4)] {
+            let c = 3
+            let input = randomFloats(h * w * c, &g)
+            for (align, half) in [(false, false), (true, false), (false, true)] {
+                func run() -> [Float] {
+                    var out = [Float](repeating: 0, count: oh * ow * c)
+                    input.withUnsafeBufferPointer { ip in
+                        out.withUnsafeMutableBufferPointer { op in
+                            var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow,
+                                                     align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
+                                                     input: ip.baseAddress, output: op.baseAddress)
+                            ck_resize_bilinear(&p, nil)
+                        }
+                    }
+                    return out
+                }
+                let (portable, simd) = try portableAndDetected(run)
+                let expected = referenceResize(input, h: h, w: w, c: c, oh: oh, ow: ow, align: align, half: half)
+                assertClose(portable, expected, tolerance: 1e-6, "resize \(h)x\(w)->\(oh)x\(ow) align \(align) half \(half)")
+                assertClose(simd, portable, tolerance: 1e-6, "simd resize")
+            }
+        }
+        // align_corners keeps the corners exactly.
+        let corners: [Float] = [1, 2, 3, 4]
+        var out = [Float](repeating: 0, count: 9)
+        corners.withUnsafeBufferPointer { ip in
+            out.withUnsafeMutableBufferPointer { op in
+                var p = ck_resize_params(batch: 1, in_h: 2, in_w: 2, channels: 1, out_h: 3, out_w: 3, align_corners: 1,
+                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress)
+                ck_resize_bilinear(&p, nil)
+            }
+        }
+        XCTAssertEqual(out, [1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4])
+    }
+
+    func testPadCopyAndReduce() {
+        let input: [Float] = [1, 2, 3, 4, 5, 6] // [1, 1, 2, 3]
+        var out = [Float](repeating: 9, count: 1 * 2 * 3 * 4)
+        ck_pad_4d(input, [1, 1, 2, 3], &out, [1, 2, 3, 4], [0, 1, 0, 1], 0)
+        XCTAssertEqual(out, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                             0, 1, 2, 3, 0, 4, 5, 6, 0, 0, 0, 0])
+        // Reversed columns through a negative stride.
+        var copy = [Float](repeating: 0, count: 6)
+        input.withUnsafeBufferPointer { ip in ck_copy_strided(2, [2, 3], ip.baseAddress! + 2, [3, -1], &copy) }
+        XCTAssertEqual(copy, [3, 2, 1, 6, 5, 4])
+        var reduced = [Float](repeating: 0, count: 3)
+        ck_reduce(CK_REDUCE_MEAN, 2, [2, 3], 1, input, &reduced)
+        XCTAssertEqual(reduced, [2.5, 3.5, 4.5])
+        var maxima = [Float](repeating: 0, count: 2)
+        ck_reduce(CK_REDUCE_MAX, 2, [2, 3], 2, input, &maxima)
+        XCTAssertEqual(maxima, [3, 6])
+        var minimum = [Float](repeating: 0, count: 1)
+        ck_reduce(CK_REDUCE_MIN, 2, [2, 3], 3, input, &minimum)
+        XCTAssertEqual(minimum, [1])
+    }
+
+    func testReductionFastAndGeneralPathsAgree() {
+        var g = SeededGenerator(seed: 33)
+        let dims = [2, 3, 4, 5]
+        let input = randomFloats(120, &g)
+        // Reference by brute force over every element.
+        for mask in 1..<16 {
+            for op in [CK_REDUCE_SUM, CK_REDUCE_MEAN, CK_REDUCE_MAX, CK_REDUCE_MIN] {
+                let kept = (0..<4).filter { mask & (1 << $0) == 0 }
+                let outCount = kept.reduce(1) { $0 * dims[$1] }
+                var expected = [Float](repeating: op == CK_REDUCE_MAX ? -.infinity : op == CK_REDUCE_MIN ? .infinity : 0, count: outCount)
+                var counts = [Float](repeating: 0, count: outCount)
+                for i in 0..<120 {
+                    var rest = i, index = [0, 0, 0, 0]
+                    for d in (0..<4).reversed() { index[d] = rest % dims[d]; rest /= dims[d] }
+                    let o = kept.reduce(0) { $0 * dims[$1] + index[$1] }
+                    let v = input[i]
+                    switch op {
+                    case CK_REDUCE_MAX: expected[o] = max(expected[o], v)
+                    case CK_REDUCE_MIN: expected[o] = min(expected[o], v)
+                    default: expected[o] += v
+                    }
+                    counts[o] += 1
+                }
+                if op == CK_REDUCE_MEAN { expected = zip(expected, counts).map { $0 / $1 } }
+                var out = [Float](repeating: 0, count: outCount)
+                ck_reduce(op, 4, dims, UInt32(mask), input, &out)
+                for (a, b) in zip(out, expected) { XCTAssertEqual(a, b, accuracy: 1e-5, "mask \(mask) op \(op)") }
+            }
+        }
+    }
+
+    func testHalfToFloat() {
+        let halves: [UInt16] = [0x3c00, 0xc000, 0x0000, 0x8000, 0x7bff, 0x0001, 0x03ff, 0x7c00, 0xfc00, 0x3555]
+        var floats = [Float](repeating: 0, count: halves.count)
+        ck_f16_to_f32(halves, &floats, halves.count)
+        XCTAssertEqual(floats[0], 1)
+        XCTAssertEqual(floats[1], -2)
+        XCTAssertEqual(floats[2], 0)
+        XCTAssertEqual(floats[3].sign, .minus)
+        XCTAssertEqual(floats[4], 65504)
+        XCTAssertEqual(floats[5], 5.960464477539063e-08) // smallest subnormal
+        XCTAssertEqual(floats[6], 6.097555160522461e-05) // largest subnormal
+        XCTAssertEqual(floats[7], .infinity)
+        XCTAssertEqual(floats[8], -.infinity)
+        XCTAssertEqual(floats[9], 0.333251953125)
+        var nan = [Float](repeating: 0, count: 1)
+        ck_f16_to_f32([0x7e00], &nan, 1)
+        XCTAssertTrue(nan[0].isNaN)
+    }
+
+    func testParallelForVisitsEveryIndexOnce() {
+        for threads in [1, 2, 5] {
+            let pool = ck_threadpool_create(Int32(threads))
+            for count in [1, 2, 7, 1000] {
+                var hits = [Int32](repeating: 0, count: count)
+                hits.withUnsafeMutableBufferPointer { buffer in
+                    ck_parallel_for(pool, count, { context, begin, end in
+                        let p = context!.assumingMemoryBound(to: Int32.self)
+                        for i in begin..<end { p[i] += 1 }
+                    }, buffer.baseAddress)
+                }
+                XCTAssertEqual(hits, [Int32](repeating: 1, count: count), "threads \(threads) count \(count)")
+            }
+            ck_threadpool_destroy(pool)
+        }
+    }
+
+    func testWorkerThreadsTakePartInTheWork() {
+        let pool = ck_threadpool_create(2)
+        defer { ck_threadpool_destroy(pool) }
+        // Slow chunks: while the caller sleeps in one, the worker must pick up others.
+        var threads = [UInt](repeating: 0, count: 16)
+        threads.withUnsafeMutableBufferPointer { buffer in
+            ck_parallel_for(pool, 16, { context, begin, end in
+                let p = context!.assumingMemoryBound(to: UInt.self)
+                for i in begin..<end {
+                    p[i] = UInt(pthread_self())
+                    usleep(2000)
+                }
+            }, buffer.baseAddress)
+        }
+        XCTAssertEqual(Set(threads).count, 2)
+    }
+}

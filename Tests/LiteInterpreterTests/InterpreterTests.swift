@@ -1,0 +1,105 @@
+import Foundation
+@testable import LiteInterpreter
+import TestSupport
+import XCTest
+
+final class InterpreterTests: XCTestCase {
+    func addModel() throws -> Model {
+        var m = TestModel()
+        let x = m.addTensor([2, 3], name: "x"), c = m.addConstant([3], [1, 2, 3]), y = m.addTensor([2, 3], name: "y")
+        m.addOperator(code: Op.add, inputs: [x, c], outputs: [y], optionsType: Options.add, options: [(0, .int8(0))])
+        m.inputs = [x]
+        m.outputs = [y]
+        return try Model(bytes: m.serialize())
+    }
+
+    func testInputOutputAccessAndErrors() throws {
+        let interpreter = try Interpreter(model: try addModel(), options: .init(threadCount: 1))
+        XCTAssertEqual(interpreter.inputTensorCount, 1)
+        XCTAssertEqual(interpreter.outputTensorCount, 1)
+        XCTAssertThrowsError(try interpreter.input(at: 1)) {
+            XCTAssertEqual($0 as? InterpreterError, .invalidTensorIndex(index: 1, count: 1, role: "input"))
+        }
+        XCTAssertThrowsError(try interpreter.output(at: -1))
+        XCTAssertThrowsError(try interpreter.copy([1, 2], toInputAt: 0)) {
+            XCTAssertEqual($0 as? InterpreterError, .invalidDataSize(index: 0, expectedBytes: 24, givenBytes: 8))
+        }
+        XCTAssertThrowsError(try interpreter.copy(Data(count: 23), toInputAt: 0))
+        try interpreter.withUnsafeMutableInputBuffer(at: 0) { buffer in
+            XCTAssertEqual(buffer.count, 6)
+            for i in buffer.indices { buffer[i] = Float(i) }
+        }
+        let input = try interpreter.input(at: 0)
+        XCTAssertEqual(input.name, "x")
+        XCTAssertEqual(input.shape, [2, 3])
+        XCTAssertEqual(input.floats, [0, 1, 2, 3, 4, 5])
+        try interpreter.invoke()
+        XCTAssertEqual(try interpreter.output(at: 0).floats, [1, 3, 5, 4, 6, 8])
+        try interpreter.withUnsafeOutputBuffer(at: 0) { XCTAssertEqual(Array($0), [1, 3, 5, 4, 6, 8]) }
+        XCTAssertThrowsError(try Interpreter(model: try addModel(), options: .init(threadCount: 0))) {
+            XCTAssertEqual($0 as? InterpreterError, .invalidThreadCount(0))
+        }
+    }
+
+    func testThreadCountsAndSharedModelsGiveIdenticalResults() throws {
+        let url = try SharedTestData.installedModel("hand_landmark_lite.tflite")
+        let model = try Model(contentsOf: url)
+        var random = TestRandom(state: 5)
+        let input = random.floats(224 * 224 * 3).map { ($0 + 1) / 2 }
+        let run: @Sendable (Int) throws -> [[Float]] = { threads in
+            let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
+            try interpreter.copy(input, toInputAt: 0)
+            try interpreter.invoke()
+            let first = try (0..<4).map { try interpreter.output(at: $0).floats }
+            try interpreter.invoke()
+            XCTAssertEqual(try (0..<4).map { try interpreter.output(at: $0).floats }, first, "invoke is repeatable")
+            return first
+        }
+        let single = try run(1)
+        XCTAssertEqual(try run(2), single)
+        XCTAssertEqual(try run(3), single)
+        // Two interpreters sharing one model on two threads at once.
+        let results = ResultBox()
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let outcome = Result { try run(1) }
+            results.append(outcome)
+        }
+        for outcome in results.values { XCTAssertEqual(try outcome.get(), single) }
+        // The convenience initialiser reads the file itself.
+        XCTAssertEqual(try Interpreter(modelPath: url.path).inputTensorCount, 1)
+        XCTAssertThrowsError(try Interpreter(modelPath: "/nonexistent/model.tflite")) {
+            guard case .unreadableFile? = $0 as? ModelError else { return XCTFail("\($0)") }
+        }
+    }
+
+    func testMemoryPlanReusesMemory() throws {
+        let model = try Model(contentsOf: try SharedTestData.installedModel("pose_landmark_full.tflite"))
+        let plan = model.program.plan
+        let total = plan.bytes.values.reduce(0, +)
+        XCTAssertLessThan(plan.size, total / 3, "the arena should be much smaller than all activations together")
+        // No two tensors alive at the same step overlap.
+        var first: [Int: Int] = [:], last: [Int: Int] = [:]
+        for (step, op) in model.program.operations.enumerated() {
+            for t in op.inputs + op.outputs where plan.offsets[t] != nil {
+                first[t] = min(first[t] ?? step, step)
+                last[t] = max(last[t] ?? step, step)
+            }
+        }
+        let tensors = Array(first.keys)
+        for (i, a) in tensors.enumerated() {
+            for b in tensors[(i + 1)...] where (first[a] ?? 0) <= (last[b] ?? 0) && (first[b] ?? 0) <= (last[a] ?? 0) {
+                let (oa, ob) = (plan.offsets[a] ?? 0, plan.offsets[b] ?? 0)
+                let (ea, eb) = (oa + (plan.bytes[a] ?? 0), ob + (plan.bytes[b] ?? 0))
+                XCTAssertTrue(ea <= ob || eb <= oa, "tensors \(a) and \(b) overlap while both alive")
+            }
+        }
+    }
+}
+
+/// Collects results from concurrent work.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Result<[[Float]], Error>] = []
+    func append(_ value: Result<[[Float]], Error>) { lock.lock(); stored.append(value); lock.unlock() }
+    var values: [Result<[[Float]], Error>] { lock.lock(); defer { lock.unlock() }; return stored }
+}

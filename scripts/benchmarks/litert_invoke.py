@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Times LiteRT (XNNPACK delegate, the default CPU path) invoking .tflite models.
+
+Used by `vision-tasks-bench` to put LiteRT's time beside ours in the same run. Prints one JSON
+object per model on stdout: {"model": path, "threads": n, "median_ms": t, "runs": r}.
+Exits with status 3 when ai_edge_litert is not installed.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("models", nargs="+", help=".tflite files")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=5)
+    args = parser.parse_args()
+    try:
+        import numpy as np
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError as error:
+        print(f"ai_edge_litert is not available: {error}", file=sys.stderr)
+        return 3
+
+    rng = np.random.default_rng(0)
+    for path in args.models:
+        interpreter = Interpreter(model_path=path, num_threads=args.threads)
+        interpreter.allocate_tensors()
+        for detail in interpreter.get_input_details():
+            data = rng.uniform(0.0, 1.0, size=detail["shape"]).astype(detail["dtype"])
+            interpreter.set_tensor(detail["index"], data)
+        for _ in range(args.warmup):
+            interpreter.invoke()
+        times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            interpreter.invoke()
+            times.append((time.perf_counter() - start) * 1000.0)
+        print(json.dumps({"model": path, "threads": args.threads,
+                          "median_ms": statistics.median(times), "runs": args.runs}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
