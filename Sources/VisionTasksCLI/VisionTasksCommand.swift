@@ -10,6 +10,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
             ModelCommand.self,
             ModelsCommand.self,
             MediaCommand.self,
+            PoseCommand.self,
         ]
     )
 }
