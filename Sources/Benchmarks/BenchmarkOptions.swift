@@ -8,14 +8,17 @@ struct BenchmarkOptions {
     var runs = 50
     var warmup = 5
     var compareWithLiteRT = true
+    /// Print where the time goes, per operator kind, instead of the comparison.
+    var profile = false
 
     static let usage = """
-        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert]
+        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
 
           --threads   thread counts to run with (default 1,2)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
           --runs      timed invocations per model (default 50); the median is reported
           --warmup    untimed invocations first (default 5)
+          --profile   print our time per operator kind for each model instead of the comparison
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
         Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
@@ -45,6 +48,7 @@ struct BenchmarkOptions {
             case "--runs": runs = try positiveInts(try value(for: argument), argument)[0]
             case "--warmup": warmup = try positiveInts(try value(for: argument), argument)[0]
             case "--no-litert": compareWithLiteRT = false
+            case "--profile": profile = true
             case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)
             default: throw UsageError(description: "unknown argument \(argument)\n\(BenchmarkOptions.usage)")
             }

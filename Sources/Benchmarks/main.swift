@@ -7,7 +7,11 @@ do {
     let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
     print("kernels: \(KernelInstructionSet.active.rawValue)")
     print("")
-    print(try ModelBenchmark(options: options).run())
+    if options.profile {
+        print(try ProfileBenchmark(options: options).run())
+    } else {
+        print(try ModelBenchmark(options: options).run())
+    }
 } catch let error as BenchmarkOptions.UsageError {
     FileHandle.standardError.write(Data("\(error.description)\n".utf8))
     exit(2)

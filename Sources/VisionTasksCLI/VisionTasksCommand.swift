@@ -7,9 +7,9 @@ struct VisionTasksCommand: AsyncParsableCommand {
         commandName: "vision-tasks",
         abstract: "MediaPipe hand landmarks, gestures and body pose on images and videos.",
         subcommands: [
-            ModelCommand.self,
-            ModelsCommand.self,
             MediaCommand.self,
+            ModelsCommand.self,
+            ModelCommand.self,
             PoseCommand.self,
         ]
     )

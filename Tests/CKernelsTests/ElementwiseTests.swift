@@ -60,6 +60,22 @@ final class ElementwiseTests: XCTestCase {
         XCTAssertEqual(scalar[12345], a[12345] * 3)
     }
 
+    func testLogisticSIMDMatchesPortable() throws {
+        var g = SeededGenerator(seed: 23)
+        // Odd count (tail), wide range including saturation and tiny values.
+        var x = randomFloats(1003, &g, in: -20...20)
+        x += [-100, -88, -87, -30, -1e-8, 0, 1e-8, 30, 88, 100]
+        let (portable, simd) = try portableAndDetected { () -> [Float] in
+            var y = [Float](repeating: -1, count: x.count)
+            ck_unary(CK_UNARY_LOGISTIC, x, &y, x.count, 0, 0)
+            return y
+        }
+        for (i, (p, s)) in zip(portable, simd).enumerated() {
+            XCTAssertEqual(s, p, accuracy: 2e-7 * max(1, abs(p)), "x = \(x[i])")
+            XCTAssertTrue(s >= 0 && s <= 1, "x = \(x[i]) gives \(s)")
+        }
+    }
+
     func testUnaryAndSoftmax() {
         let x: [Float] = [-3, -0.5, 0, 0.5, 3, 20]
         var y = [Float](repeating: 0, count: x.count)

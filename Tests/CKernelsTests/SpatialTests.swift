@@ -1,4 +1,5 @@
 import CKernels
+import Foundation
 import XCTest
 
 final class SpatialTests: XCTestCase {
@@ -147,5 +148,22 @@ final class SpatialTests: XCTestCase {
             }
             ck_threadpool_destroy(pool)
         }
+    }
+
+    func testWorkerThreadsTakePartInTheWork() {
+        let pool = ck_threadpool_create(2)
+        defer { ck_threadpool_destroy(pool) }
+        // Slow chunks: while the caller sleeps in one, the worker must pick up others.
+        var threads = [UInt](repeating: 0, count: 16)
+        threads.withUnsafeMutableBufferPointer { buffer in
+            ck_parallel_for(pool, 16, { context, begin, end in
+                let p = context!.assumingMemoryBound(to: UInt.self)
+                for i in begin..<end {
+                    p[i] = UInt(pthread_self())
+                    usleep(2000)
+                }
+            }, buffer.baseAddress)
+        }
+        XCTAssertEqual(Set(threads).count, 2)
     }
 }

@@ -80,6 +80,23 @@ final class MalformedModelTests: XCTestCase {
         assertModelError(deep.serialize()) { "\($0)".contains("rank 9") }
     }
 
+    func testHugeConvolutionAndEntryCountsAreRefused() {
+        // A 64x64 kernel over a 2048x2048 output would need 2^34 indirection pointers.
+        var m = TestModel()
+        let x = m.addTensor([1, 2048, 2048, 1])
+        let f = m.addConstant([1, 64, 64, 1], [Float](repeating: 0, count: 64 * 64))
+        let y = m.addTensor([1, 2048, 2048, 1])
+        m.addOperator(code: Op.conv2D, inputs: [x, f, -1], outputs: [y], optionsType: Options.conv2D,
+                      options: [(0, .int8(0)), (1, .int32(1)), (2, .int32(1))])
+        m.inputs = [x]
+        m.outputs = [y]
+        assertModelError(m.serialize()) { "\($0)".contains("indirection limit") }
+        // 200k tensors that all point at the same table.
+        var many = smallModel()
+        for _ in 0..<200_000 { many.tensors.append(many.tensors[0]) }
+        assertModelError(many.serialize()) { "\($0)".contains("exceed the maximum") }
+    }
+
     func testCycleInTheGraph() {
         // op 0 reads t2, which op 1 writes from op 0's output: a cycle.
         var m = TestModel()

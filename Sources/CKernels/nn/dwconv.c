@@ -149,7 +149,24 @@ dw_interior_avx2(const int P, const size_t taps, const float *base, const ptrdif
             _mm256_storeu_ps(out + q * channels + c0 + 8, v1);
         }
     }
-    // Up to 15 remaining channels: 8 at a time, the last group masked.
+    // 8 remaining channels: plain loads.
+    if (c0 + 8 <= channels) {
+        const float *w = packed + (c0 / CT) * tile_size + (c0 % CT);
+        __m256 acc[4];
+        for (int q = 0; q < P; q++) acc[q] = _mm256_loadu_ps(w);
+        for (size_t t = 0; t < taps; t++) {
+            const __m256 wt = _mm256_loadu_ps(w + CT + t * CT);
+            const float *x = base + offsets[t] + c0;
+            for (int q = 0; q < P; q++) acc[q] = _mm256_fmadd_ps(_mm256_loadu_ps(x + q * pixel_step), wt, acc[q]);
+        }
+        for (int q = 0; q < P; q++) {
+            __m256 v = _mm256_min_ps(_mm256_max_ps(acc[q], vlo), vhi);
+            if (prelu != NULL) v = _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_loadu_ps(prelu + c0)), v);
+            _mm256_storeu_ps(out + q * channels + c0, v);
+        }
+        c0 += 8;
+    }
+    // Fewer than 8 remaining channels: masked.
     for (; c0 < channels; c0 += 8) {
         const float *w = packed + (c0 / CT) * tile_size + (c0 % CT);
         const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);

@@ -88,6 +88,35 @@ ukernel_avx2_rows(const int R, size_t mr, size_t nr, size_t k, size_t taps, cons
         acc[i][1] = bias1;
     }
     w += NR;
+    if (R == 1) {
+        // One row has a single dependency chain per column group; four partial sums over k
+        // keep the FMA units busy (matrix-vector products such as fully connected layers).
+        __m256 p0 = _mm256_setzero_ps(), p1 = _mm256_setzero_ps(), q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
+        __m256 u0 = _mm256_setzero_ps(), u1 = _mm256_setzero_ps();
+        for (size_t t = 0; t < taps; t++) {
+            const float *a0 = rows[t];
+            size_t p = 0;
+            for (; p + 4 <= k; p += 4, w += 4 * NR) {
+                const __m256 x0 = _mm256_broadcast_ss(a0 + p), x1 = _mm256_broadcast_ss(a0 + p + 1);
+                const __m256 x2 = _mm256_broadcast_ss(a0 + p + 2), x3 = _mm256_broadcast_ss(a0 + p + 3);
+                acc[0][0] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w), acc[0][0]);
+                acc[0][1] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w + 8), acc[0][1]);
+                p0 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(w + NR), p0);
+                p1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(w + NR + 8), p1);
+                q0 = _mm256_fmadd_ps(x2, _mm256_loadu_ps(w + 2 * NR), q0);
+                q1 = _mm256_fmadd_ps(x2, _mm256_loadu_ps(w + 2 * NR + 8), q1);
+                u0 = _mm256_fmadd_ps(x3, _mm256_loadu_ps(w + 3 * NR), u0);
+                u1 = _mm256_fmadd_ps(x3, _mm256_loadu_ps(w + 3 * NR + 8), u1);
+            }
+            for (; p < k; p++, w += NR) {
+                const __m256 x0 = _mm256_broadcast_ss(a0 + p);
+                acc[0][0] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w), acc[0][0]);
+                acc[0][1] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w + 8), acc[0][1]);
+            }
+        }
+        acc[0][0] = _mm256_add_ps(_mm256_add_ps(acc[0][0], p0), _mm256_add_ps(q0, u0));
+        acc[0][1] = _mm256_add_ps(_mm256_add_ps(acc[0][1], p1), _mm256_add_ps(q1, u1));
+    } else
     for (size_t t = 0; t < taps; t++) {
         const float *a[MR];
         for (int i = 0; i < R; i++) a[i] = rows[CK_MIN((size_t)i, mr - 1) * row_stride + t];

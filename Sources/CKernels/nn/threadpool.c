@@ -87,7 +87,9 @@ static void run_chunks(ck_threadpool *p, unsigned generation) {
 
 static void *worker_main(void *arg) {
     ck_threadpool *p = (ck_threadpool *)arg;
-    unsigned seen = atomic_load_explicit(&p->generation, memory_order_acquire);
+    // Generations start at 0 when the pool is made; a worker that starts late still sees the
+    // first job as new (reading the current generation here could skip it).
+    unsigned seen = 0;
     for (;;) {
         unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
         int spins = 0;

@@ -116,15 +116,16 @@ public final class Interpreter {
         for operation in operations { operation.run(pool: handle) }
     }
 
-    /// Runs the model once, timing every operator (for profiling): seconds per operator in
-    /// execution order, with the preparation's description of each.
-    func invokeTimingOperators() -> [(operation: String, seconds: Double)] {
+    /// Runs the model once like `invoke()`, timing every operator (for profiling; the
+    /// timing itself adds a little overhead). Fused operators appear once, under the operator
+    /// that absorbed them.
+    public func invokeProfiled() throws -> [OperatorTiming] {
         let handle = pool.handle
         let clock = ContinuousClock()
         return zip(operations, model.program.operations).map { bound, prepared in
             let elapsed = clock.measure { bound.run(pool: handle) }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return (String(describing: type(of: prepared)), seconds)
+            return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, seconds: seconds)
         }
     }
 

@@ -13,6 +13,7 @@ struct ConcatenationOperation: PreparedOperation {
 
     var inputs: [Int] { parts }
     var outputs: [Int] { [output] }
+    var summary: String { "CONCATENATION" }
 
     static func prepare(_ context: OperatorContext) throws -> ConcatenationOperation {
         try context.requireInputs(1...ModelFile.maximumOperatorArity)

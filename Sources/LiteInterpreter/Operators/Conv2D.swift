@@ -23,6 +23,15 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? outputChannels : -1 }
 
+    var summary: String {
+        let path: String
+        switch weights {
+        case .narrow: path = "narrow"
+        case .packed: path = isPointwise ? "gemm" : "igemm"
+        }
+        return "CONV_2D \(kernelHeight)x\(kernelWidth)/\(strideH) (\(path))"
+    }
+
     var isPointwise: Bool {
         kernelHeight == 1 && kernelWidth == 1 && strideH == 1 && strideW == 1 && padTop == 0 && padLeft == 0
     }
@@ -47,6 +56,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
         let horizontal = try ConvolutionGeometry.resolve(input: w, filter: kw, stride: options.strideW, dilation: options.dilationW,
                                                          padding: options.padding, axis: "horizontal", context: context)
         try context.requireShape(output, [n, vertical.output, horizontal.output, oc])
+        try Conv2DOperation.checkIndirection(pixels: output.elementCount / oc, taps: kh * kw, context: context)
         let weights = try context.constantFloats(filter)
         var biasValues: [Float]?
         if let bias {
@@ -75,6 +85,16 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
         copy.padTop += top
         copy.padLeft += left
         return copy
+    }
+
+    /// Largest indirection buffer (pointers per output pixel and tap) an interpreter builds.
+    static let maximumIndirectionEntries = 1 << 24
+
+    static func checkIndirection(pixels: Int, taps: Int, context: OperatorContext) throws {
+        let (entries, overflow) = pixels.multipliedReportingOverflow(by: taps)
+        guard !overflow, entries <= maximumIndirectionEntries else {
+            throw context.unsupported("\(pixels) output pixels x \(taps) kernel taps exceed the \(maximumIndirectionEntries)-entry indirection limit")
+        }
     }
 
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {

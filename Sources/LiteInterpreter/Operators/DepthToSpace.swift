@@ -9,6 +9,7 @@ struct DepthToSpaceOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "DEPTH_TO_SPACE" }
 
     static func prepare(_ context: OperatorContext) throws -> DepthToSpaceOperation {
         try context.requireInputs(1...1)

@@ -42,6 +42,7 @@ enum DepthwiseConv2D {
             guard c == 1 else {
                 throw context.unsupported("depth multiplier \(multiplier) with \(c) input channels")
             }
+            try Conv2DOperation.checkIndirection(pixels: output.elementCount / oc, taps: taps, context: context)
             // One input channel: output channel o uses weights[ky][kx][o], i.e. OHWI with I = 1.
             var ohwi = [Float](repeating: 0, count: oc * taps)
             for t in 0..<taps { for o in 0..<oc { ohwi[o * taps + t] = weights[t * oc + o] } }
@@ -92,6 +93,7 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? parameters.channels : -1 }
+    var summary: String { "DEPTHWISE_CONV_2D \(parameters.kernel_h)x\(parameters.kernel_w)/\(parameters.stride_h)" }
 
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {
         var copy = self

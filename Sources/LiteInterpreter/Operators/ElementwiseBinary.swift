@@ -4,6 +4,7 @@ import CKernels
 /// activation (plus a fused PRELU from the next operator).
 struct ElementwiseBinaryOperation: PReLUFusable {
     let operatorIndex: Int
+    let name: String
     let operation: ck_binary_op
     let a: Int, b: Int
     var output: Int
@@ -11,6 +12,7 @@ struct ElementwiseBinaryOperation: PReLUFusable {
     var activation: OutputActivation
 
     var inputs: [Int] { [a, b] }
+    var summary: String { activation.preluSlopes == nil ? name : "\(name)+PRELU" }
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? (outputShape.last ?? 1) : -1 }
 
@@ -37,7 +39,7 @@ struct ElementwiseBinaryOperation: PReLUFusable {
             throw context.invalid("shapes \(a.shape) and \(b.shape) cannot be broadcast together")
         }
         try context.requireShape(output, shape)
-        return ElementwiseBinaryOperation(operatorIndex: context.index, operation: operation, a: a.index, b: b.index,
+        return ElementwiseBinaryOperation(operatorIndex: context.index, name: context.name, operation: operation, a: a.index, b: b.index,
                                           output: output.index, aShape: a.shape, bShape: b.shape, outputShape: shape,
                                           activation: try OutputActivation(fused, context: context))
     }

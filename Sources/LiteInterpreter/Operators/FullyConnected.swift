@@ -11,6 +11,7 @@ struct FullyConnectedOperation: PReLUFusable {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "FULLY_CONNECTED" }
     var preluChannels: Int { activation.acceptsPReLU ? outputSize : -1 }
 
     static func prepare(_ context: OperatorContext) throws -> FullyConnectedOperation {

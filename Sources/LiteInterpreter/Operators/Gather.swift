@@ -7,6 +7,7 @@ struct GatherOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "GATHER" }
 
     static func prepare(_ context: OperatorContext) throws -> GatherOperation {
         try context.requireInputs(2...2)

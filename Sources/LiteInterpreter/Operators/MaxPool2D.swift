@@ -8,6 +8,7 @@ struct MaxPool2DOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "MAX_POOL_2D" }
 
     static func prepare(_ context: OperatorContext) throws -> MaxPool2DOperation {
         try context.requireInputs(1...1)

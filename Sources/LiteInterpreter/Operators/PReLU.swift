@@ -10,6 +10,7 @@ struct PReLUOperation: PreparedOperation {
     var operatorIndex: Int { binary.operatorIndex }
     var inputs: [Int] { binary.inputs }
     var outputs: [Int] { binary.outputs }
+    var summary: String { "PRELU" }
     var input: Int { binary.a }
     var output: Int { binary.output }
 

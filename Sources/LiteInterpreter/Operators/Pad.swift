@@ -8,6 +8,7 @@ struct PadOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "PAD" }
 
     static func prepare(_ context: OperatorContext) throws -> PadOperation {
         try context.requireInputs(2...2)

@@ -9,6 +9,12 @@ protocol PreparedOperation: Sendable {
     var outputs: [Int] { get }
     /// Resolves tensors to memory for one interpreter (pointers, indirection buffers).
     func bind(_ memory: TensorMemory) throws -> any BoundOperation
+    /// A short description for profiles, e.g. "CONV_2D 3x3/2 (igemm)".
+    var summary: String { get }
+}
+
+extension PreparedOperation {
+    var summary: String { String(describing: type(of: self)).replacingOccurrences(of: "Operation", with: "") }
 }
 
 /// An operator ready to run on one interpreter's memory.

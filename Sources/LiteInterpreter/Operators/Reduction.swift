@@ -3,6 +3,7 @@ import CKernels
 /// MEAN, SUM, REDUCE_MAX and REDUCE_MIN over constant axes.
 struct ReductionOperation: PreparedOperation {
     let operatorIndex: Int
+    let name: String
     let operation: ck_reduce_op
     let input: Int, output: Int
     let dims: [Int]
@@ -10,6 +11,7 @@ struct ReductionOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { name }
 
     static func prepare(_ context: OperatorContext) throws -> ReductionOperation {
         try context.requireInputs(2...2)
@@ -40,7 +42,7 @@ struct ReductionOperation: PreparedOperation {
         guard output.shape == kept || (kept.isEmpty && output.elementCount == 1) else {
             throw context.invalid("output \(output.label) has shape \(output.shape), expected \(kept)")
         }
-        return ReductionOperation(operatorIndex: context.index, operation: operation, input: input.index,
+        return ReductionOperation(operatorIndex: context.index, name: context.name, operation: operation, input: input.index,
                                   output: output.index, dims: input.shape.isEmpty ? [1] : input.shape, mask: mask)
     }
 

@@ -8,6 +8,7 @@ struct ReshapeOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "RESHAPE" }
 
     static func prepare(_ context: OperatorContext) throws -> ReshapeOperation {
         try context.requireInputs(1...2)

@@ -8,6 +8,7 @@ struct ResizeBilinearOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "RESIZE_BILINEAR" }
 
     static func prepare(_ context: OperatorContext) throws -> ResizeBilinearOperation {
         try context.requireInputs(2...2)

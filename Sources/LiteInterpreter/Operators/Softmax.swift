@@ -9,6 +9,7 @@ struct SoftmaxOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "SOFTMAX" }
 
     static func prepare(_ context: OperatorContext) throws -> SoftmaxOperation {
         try context.requireInputs(1...1)

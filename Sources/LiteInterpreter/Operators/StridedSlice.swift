@@ -11,6 +11,7 @@ struct StridedSliceOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { "STRIDED_SLICE" }
 
     static func prepare(_ context: OperatorContext) throws -> StridedSliceOperation {
         try context.requireInputs(4...4)

@@ -3,6 +3,7 @@ import CKernels
 /// LOGISTIC, TANH, RELU, RELU6 and RELU_N1_TO_1, element by element.
 struct UnaryOperation: PreparedOperation {
     let operatorIndex: Int
+    let name: String
     let operation: ck_unary_op
     let lower: Float, upper: Float
     let input: Int, output: Int
@@ -10,6 +11,7 @@ struct UnaryOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
+    var summary: String { name }
 
     static func prepare(_ context: OperatorContext) throws -> UnaryOperation {
         try context.requireInputs(1...1)
@@ -27,7 +29,7 @@ struct UnaryOperation: PreparedOperation {
         case .reluN1To1: range = (-1, 1)
         default: throw context.invalid("not a unary operator")
         }
-        return UnaryOperation(operatorIndex: context.index, operation: operation, lower: range.0, upper: range.1,
+        return UnaryOperation(operatorIndex: context.index, name: context.name, operation: operation, lower: range.0, upper: range.1,
                               input: input.index, output: output.index, count: output.elementCount)
     }
 

@@ -9,6 +9,7 @@ struct UnpackOperation: PreparedOperation {
 
     var inputs: [Int] { [input] }
     var outputs: [Int] { parts }
+    var summary: String { "UNPACK" }
 
     static func prepare(_ context: OperatorContext) throws -> UnpackOperation {
         try context.requireInputs(1...1)

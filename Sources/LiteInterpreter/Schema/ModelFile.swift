@@ -20,32 +20,45 @@ struct ModelFile {
     static let maximumRank = 6
     /// Largest number of inputs or outputs of one operator.
     static let maximumOperatorArity = 1024
+    /// Largest number of tensors, operators, buffers or operator codes (the models this
+    /// interpreter is for have a few hundred); bounds the memory a hostile file can make us use.
+    static let maximumEntries = 1 << 17
+
+    /// Reads a vector of tables after checking its length against `maximumEntries`.
+    private static func entries(_ table: FlatBufferTable, _ slot: Int, _ name: String,
+                                childContext: (Int) -> String) throws -> [FlatBufferTable] {
+        let count = try table.vectorCount(slot, name)
+        guard count <= maximumEntries else {
+            throw ModelError.unsupported("\(table.context): \(count) \(name) exceed the maximum of \(maximumEntries)")
+        }
+        return try table.tables(slot, name, childContext: childContext)
+    }
 
     init(reader: FlatBufferReader) throws {
         let root = try reader.rootTable(identifier: ModelFile.identifier, context: "model")
         version = Int(try root.scalar(0, "version", default: UInt32(0)))
         description = try root.string(3, "description")
 
-        operatorCodes = try root.tables(1, "operator_codes", childContext: { "operator code \($0)" }).map {
+        operatorCodes = try ModelFile.entries(root, 1, "operator_codes", childContext: { "operator code \($0)" }).map {
             try OperatorCodeDefinition(table: $0)
         }
-        let buffersTables = try root.tables(4, "buffers", childContext: { "buffer \($0)" })
+        let buffersTables = try ModelFile.entries(root, 4, "buffers", childContext: { "buffer \($0)" })
         buffers = try buffersTables.enumerated().map { try BufferDefinition(table: $1, index: $0) }
 
-        let subgraphTables = try root.tables(2, "subgraphs", childContext: { "subgraph \($0)" })
+        let subgraphTables = try ModelFile.entries(root, 2, "subgraphs", childContext: { "subgraph \($0)" })
         subgraphCount = subgraphTables.count
         guard let main = subgraphTables.first else {
             throw ModelError.invalid("the model has no subgraph")
         }
-        tensors = try main.tables(0, "tensors", childContext: { "tensor \($0)" }).enumerated().map {
+        tensors = try ModelFile.entries(main, 0, "tensors", childContext: { "tensor \($0)" }).enumerated().map {
             try TensorDefinition(table: $1, index: $0)
         }
         inputs = try (main.scalars(1, "inputs", as: Int32.self) ?? []).map(Int.init)
         outputs = try (main.scalars(2, "outputs", as: Int32.self) ?? []).map(Int.init)
-        operators = try main.tables(3, "operators", childContext: { "operator \($0)" }).enumerated().map {
+        operators = try ModelFile.entries(main, 3, "operators", childContext: { "operator \($0)" }).enumerated().map {
             try OperatorDefinition(table: $1, index: $0)
         }
-        metadata = try root.tables(6, "metadata", childContext: { "metadata entry \($0)" }).map {
+        metadata = try ModelFile.entries(root, 6, "metadata", childContext: { "metadata entry \($0)" }).map {
             (name: try $0.string(0, "name") ?? "", buffer: Int(try $0.scalar(1, "buffer", default: UInt32(0))))
         }
     }
