@@ -48,15 +48,20 @@ struct ck_threadpool {
     ck_range_fn fn;
     void *context;
     size_t count;
-    size_t chunks;
+    /// Atomic because a worker leaving the previous job may read it while the caller sets up
+    /// the next one (see `run_chunks`).
+    atomic_size_t chunks;
     /// (generation << 32) | next chunk to claim.
     _Atomic uint64_t claim;
     atomic_size_t completed;
     atomic_uint generation;
 };
 
-static void chunk_bounds(const ck_threadpool *p, size_t chunk, size_t *begin, size_t *end) {
-    size_t base = p->count / p->chunks, extra = p->count % p->chunks;
+/// Marks a job's claim counter as closed: no chunk index reaches it.
+#define CK_CLAIM_CLOSED 0xffffffffu
+
+static void chunk_bounds(const ck_threadpool *p, size_t chunks, size_t chunk, size_t *begin, size_t *end) {
+    size_t base = p->count / chunks, extra = p->count % chunks;
     *begin = chunk * base + CK_MIN(chunk, extra);
     *end = *begin + base + (chunk < extra ? 1 : 0);
 }
@@ -67,17 +72,21 @@ static void run_chunks(ck_threadpool *p, unsigned generation) {
         uint64_t current = atomic_load_explicit(&p->claim, memory_order_acquire);
         if ((unsigned)(current >> 32) != generation) return;
         size_t chunk = (size_t)(current & 0xffffffffu);
-        if (chunk >= p->chunks) return;
+        // `chunks` may already be the next job's when this job is over; then the caller has
+        // closed this job's counter before (release/acquire on `chunks`), so the exchange
+        // below fails instead of claiming a chunk of the next job under this generation.
+        size_t chunks = atomic_load_explicit(&p->chunks, memory_order_acquire);
+        if (chunk >= chunks) return;
         if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, current + 1,
                                                    memory_order_acq_rel, memory_order_acquire)) {
             continue;
         }
         // The claimed chunk is not complete, so the job's fields are stable.
         size_t begin, end;
-        chunk_bounds(p, chunk, &begin, &end);
+        chunk_bounds(p, chunks, chunk, &begin, &end);
         p->fn(p->context, begin, end);
         size_t finished = atomic_fetch_add_explicit(&p->completed, 1, memory_order_acq_rel) + 1;
-        if (finished == p->chunks) {
+        if (finished == chunks) {
             pthread_mutex_lock(&p->mutex);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mutex);
@@ -123,6 +132,7 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
     atomic_init(&p->claim, 0);
     atomic_init(&p->completed, 0);
     atomic_init(&p->generation, 0);
+    atomic_init(&p->chunks, 0);
     if (thread_count > 1) {
         p->workers = (pthread_t *)calloc((size_t)thread_count - 1, sizeof(pthread_t));
         if (p->workers == NULL) {
@@ -164,12 +174,16 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
     }
     size_t chunks = (size_t)p->threads * 8;
     if (chunks > count) chunks = count;
+    // A worker may still be leaving the previous job, between reading its (exhausted) claim
+    // counter and comparing it with `chunks`: close that counter before changing the job.
+    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed);
+    atomic_store_explicit(&p->claim, ((uint64_t)generation << 32) | CK_CLAIM_CLOSED, memory_order_release);
+    generation += 1;
     p->fn = fn;
     p->context = context;
     p->count = count;
-    p->chunks = chunks;
+    atomic_store_explicit(&p->chunks, chunks, memory_order_release);
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
-    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
     atomic_store_explicit(&p->claim, (uint64_t)generation << 32, memory_order_release);
     pthread_mutex_lock(&p->mutex);
     atomic_store_explicit(&p->generation, generation, memory_order_release);
