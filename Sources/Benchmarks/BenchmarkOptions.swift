@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasks
 
 /// Command-line options of `vision-tasks-bench`.
 struct BenchmarkOptions {
@@ -83,12 +84,7 @@ struct BenchmarkOptions {
     }
 
     /// The installed models folder.
-    static var modelsDirectory: URL {
-        if let dir = ProcessInfo.processInfo.environment["VISION_TASKS_MODELS"], !dir.isEmpty {
-            return URL(fileURLWithPath: dir)
-        }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/vision-tasks/models")
-    }
+    static var modelsDirectory: URL { ModelStore.defaultDirectory }
 
     /// The model files to time.
     func modelFiles() throws -> [URL] {

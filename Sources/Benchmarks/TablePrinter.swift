@@ -24,8 +24,8 @@ struct TablePrinter {
     }
 }
 
-/// Milliseconds with two decimals (three below 1 ms).
+/// Milliseconds with two decimals (more below 1 ms).
 func formatMilliseconds(_ value: Double?) -> String {
     guard let value else { return "n/a" }
-    return String(format: value < 1 ? "%.3f" : "%.2f", value)
+    return String(format: value < 0.01 ? "%.4f" : value < 1 ? "%.3f" : "%.2f", value)
 }

@@ -114,6 +114,37 @@ final class SpatialTests: XCTestCase {
         XCTAssertEqual(minimum, [1])
     }
 
+    func testReductionFastAndGeneralPathsAgree() {
+        var g = SeededGenerator(seed: 33)
+        let dims = [2, 3, 4, 5]
+        let input = randomFloats(120, &g)
+        // Reference by brute force over every element.
+        for mask in 1..<16 {
+            for op in [CK_REDUCE_SUM, CK_REDUCE_MEAN, CK_REDUCE_MAX, CK_REDUCE_MIN] {
+                let kept = (0..<4).filter { mask & (1 << $0) == 0 }
+                let outCount = kept.reduce(1) { $0 * dims[$1] }
+                var expected = [Float](repeating: op == CK_REDUCE_MAX ? -.infinity : op == CK_REDUCE_MIN ? .infinity : 0, count: outCount)
+                var counts = [Float](repeating: 0, count: outCount)
+                for i in 0..<120 {
+                    var rest = i, index = [0, 0, 0, 0]
+                    for d in (0..<4).reversed() { index[d] = rest % dims[d]; rest /= dims[d] }
+                    let o = kept.reduce(0) { $0 * dims[$1] + index[$1] }
+                    let v = input[i]
+                    switch op {
+                    case CK_REDUCE_MAX: expected[o] = max(expected[o], v)
+                    case CK_REDUCE_MIN: expected[o] = min(expected[o], v)
+                    default: expected[o] += v
+                    }
+                    counts[o] += 1
+                }
+                if op == CK_REDUCE_MEAN { expected = zip(expected, counts).map { $0 / $1 } }
+                var out = [Float](repeating: 0, count: outCount)
+                ck_reduce(op, 4, dims, UInt32(mask), input, &out)
+                for (a, b) in zip(out, expected) { XCTAssertEqual(a, b, accuracy: 1e-5, "mask \(mask) op \(op)") }
+            }
+        }
+    }
+
     func testHalfToFloat() {
         let halves: [UInt16] = [0x3c00, 0xc000, 0x0000, 0x8000, 0x7bff, 0x0001, 0x03ff, 0x7c00, 0xfc00, 0x3555]
         var floats = [Float](repeating: 0, count: halves.count)

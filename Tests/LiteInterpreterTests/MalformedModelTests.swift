@@ -40,6 +40,8 @@ final class MalformedModelTests: XCTestCase {
         bytes.replaceSubrange(4..<8, with: Array("TFL2".utf8))
         assertModelError(bytes) { "\($0)".contains("wrong file identifier \"TFL2\", expected \"TFL3\"") }
         assertModelError(smallModel().serialize(identifier: "ABCD")) { "\($0)".contains("identifier") }
+        // A zip archive (a .task bundle) is named as such.
+        assertModelError([0x50, 0x4b, 0x03, 0x04] + [UInt8](repeating: 0, count: 60)) { "\($0)".contains(".task bundle") }
     }
 
     func testOffsetsOutOfRangeAndSelfReference() throws {

@@ -264,7 +264,12 @@ static void gemm_range(void *context, size_t begin, size_t end) {
             rows = direct;
             row_stride = 1;
         }
-        job->kernel(mr, nr, job->k, job->taps, rows, row_stride, job->packed + nj * panel,
+        ukernel_fn kernel = job->kernel;
+#if defined(CK_HAVE_X86)
+        // A last panel with at most 8 real columns runs the 8-wide kernel.
+        if (nr <= 8 && kernel == ukernel_avx2) kernel = ukernel_avx2_n8;
+#endif
+        kernel(mr, nr, job->k, job->taps, rows, row_stride, job->packed + nj * panel,
                     job->c + m0 * job->c_stride + n0, job->c_stride, job->lo, job->hi,
                     job->prelu ? job->prelu + n0 : NULL);
     }

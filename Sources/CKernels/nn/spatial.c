@@ -223,8 +223,58 @@ void ck_pad_4d(const float *input, const size_t *in_dims, float *output, const s
     }
 }
 
+/// Reduction over the middle of [outer, count, inner]: rows of `inner` contiguous values are
+/// combined element by element (vectorisable).
+static void reduce_block(ck_reduce_op op, size_t outer, size_t count, size_t inner, const float *input,
+                         float *output) {
+    for (size_t o = 0; o < outer; o++) {
+        const float *in = input + o * count * inner;
+        float *out = output + o * inner;
+        memcpy(out, in, inner * sizeof(float));
+        for (size_t r = 1; r < count; r++) {
+            const float *row = in + r * inner;
+            switch (op) {
+            case CK_REDUCE_SUM:
+            case CK_REDUCE_MEAN:
+                for (size_t i = 0; i < inner; i++) out[i] += row[i];
+                break;
+            case CK_REDUCE_MAX:
+                for (size_t i = 0; i < inner; i++) out[i] = row[i] > out[i] ? row[i] : out[i];
+                break;
+            case CK_REDUCE_MIN:
+                for (size_t i = 0; i < inner; i++) out[i] = row[i] < out[i] ? row[i] : out[i];
+                break;
+            }
+        }
+        if (op == CK_REDUCE_MEAN) {
+            const float scale = 1.0f / (float)count;
+            for (size_t i = 0; i < inner; i++) out[i] *= scale;
+        }
+    }
+}
+
 void ck_reduce(ck_reduce_op op, size_t rank, const size_t *dims, unsigned reduce_mask,
                const float *input, float *output) {
+    // Fast path: the reduced dimensions are one contiguous run.
+    size_t first = rank, last = 0;
+    for (size_t d = 0; d < rank; d++) {
+        if (reduce_mask & (1u << d)) {
+            if (first == rank) first = d;
+            last = d;
+        }
+    }
+    int contiguous = first < rank;
+    for (size_t d = first; contiguous && d <= last; d++) contiguous = (reduce_mask >> d) & 1u;
+    if (contiguous) {
+        size_t outer = 1, count = 1, inner = 1;
+        for (size_t d = 0; d < first; d++) outer *= dims[d];
+        for (size_t d = first; d <= last; d++) count *= dims[d];
+        for (size_t d = last + 1; d < rank; d++) inner *= dims[d];
+        if (count > 0 && outer * inner > 0) {
+            reduce_block(op, outer, count, inner, input, output);
+            return;
+        }
+    }
     size_t out_strides[CK_MAX_RANK] = {0};
     size_t out_count = 1, total = 1;
     for (size_t d = rank; d-- > 0;) {

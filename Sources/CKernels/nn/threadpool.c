@@ -17,7 +17,7 @@
 /// Waiting is done in three phases: a few pause instructions (operators follow each other
 /// within microseconds), then yielding the CPU (so a waiting thread never takes time from a
 /// runnable one when the machine is busy), then sleeping on a condition variable.
-#define CK_PAUSE_ITERATIONS 256
+#define CK_PAUSE_ITERATIONS 2048
 #define CK_YIELD_ITERATIONS 2000
 
 /// One step of waiting; returns 0 once the thread should block instead.

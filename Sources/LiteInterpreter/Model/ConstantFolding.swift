@@ -78,8 +78,8 @@ enum ConstantFolding {
         let input = try context.input(0)
         let output = try context.output(0)
         let graph = context.graph
-        guard let sparsity = graph.file.tensors[input.index].sparsity,
-              let range = Optional(graph.file.buffers[graph.file.tensors[input.index].buffer].range), !range.isEmpty else {
+        let range = graph.file.buffers[graph.file.tensors[input.index].buffer].range
+        guard let sparsity = graph.file.tensors[input.index].sparsity, !range.isEmpty else {
             throw context.unsupported("densifying \(input.label), which is not a sparse constant")
         }
         guard output.dataType == input.dataType, let size = input.dataType.byteSize else {

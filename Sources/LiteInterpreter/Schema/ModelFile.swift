@@ -35,6 +35,13 @@ struct ModelFile {
     }
 
     init(reader: FlatBufferReader) throws {
+        // A zip local file header near the start and no TFLite identifier: a bundle, not a model.
+        let start = Array(reader.bytes.prefix(64))
+        let zipHeader: [UInt8] = [0x50, 0x4b, 0x03, 0x04]
+        if reader.fileIdentifier != ModelFile.identifier,
+           start.indices.contains(where: { start[$0...].starts(with: zipHeader) }) {
+            throw ModelError.malformed("the file is a zip archive (a MediaPipe .task bundle?), not a TensorFlow Lite model; use one of the .tflite files inside it")
+        }
         let root = try reader.rootTable(identifier: ModelFile.identifier, context: "model")
         version = Int(try root.scalar(0, "version", default: UInt32(0)))
         description = try root.string(3, "description")
