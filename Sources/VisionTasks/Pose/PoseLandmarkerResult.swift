@@ -15,6 +15,7 @@ public struct PoseLandmarkerResult: Sendable, Hashable, Codable {
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
 
+    /// A result from its parts (for tests and for code that builds results itself).
     public init(
         landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], segmentationMasks: [MPMask] = [],
         timestampInMilliseconds: Int = 0
