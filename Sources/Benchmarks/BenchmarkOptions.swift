@@ -11,9 +11,22 @@ struct BenchmarkOptions {
     var compareWithLiteRT = true
     /// Print where the time goes, per operator kind, instead of the comparison.
     var profile = false
+    /// Sections to run (`models`, `pose`); empty = all.
+    var sections: Set<String> = []
+    /// Timed calls per image in the task sections.
+    var taskRuns = 10
+    var poseNumPoses = 1
+    var poseMasks = false
+    var compareWithMediaPipe = true
+
+    static let sectionNames: Set<String> = ["models", "pose"]
+
+    /// Whether the section `name` runs.
+    func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
         usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
+                          [--sections models,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe]
 
           --threads   thread counts to run with (default 1,2)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
@@ -22,6 +35,11 @@ struct BenchmarkOptions {
           --profile   print our time per operator kind for each model instead of the comparison
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
+          --sections  sections to run, of models,pose (default: all); peak memory is the
+                      process's, so run one task section alone to read it
+          --task-runs timed calls per image in the task sections (default 10); video frames run once
+          --pose-num-poses N, --pose-masks   pose options (default 1 pose, no masks)
+          --no-mediapipe  do not time MediaPipe's Python Tasks API (scripts/benchmarks/mediapipe_tasks.py)
         Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
         """
 
@@ -50,6 +68,15 @@ struct BenchmarkOptions {
             case "--warmup": warmup = try positiveInts(try value(for: argument), argument)[0]
             case "--no-litert": compareWithLiteRT = false
             case "--profile": profile = true
+            case "--sections":
+                sections = Set(try value(for: argument).split(separator: ",").map(String.init))
+                guard sections.isSubset(of: Self.sectionNames) else {
+                    throw UsageError(description: "--sections takes \(Self.sectionNames.sorted().joined(separator: ",")), got \(sections.sorted())")
+                }
+            case "--task-runs": taskRuns = try positiveInts(try value(for: argument), argument)[0]
+            case "--pose-num-poses": poseNumPoses = try positiveInts(try value(for: argument), argument)[0]
+            case "--pose-masks": poseMasks = true
+            case "--no-mediapipe": compareWithMediaPipe = false
             case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)
             default: throw UsageError(description: "unknown argument \(argument)\n\(BenchmarkOptions.usage)")
             }

@@ -10,7 +10,8 @@ do {
     if options.profile {
         print(try ProfileBenchmark(options: options).run())
     } else {
-        print(try ModelBenchmark(options: options).run())
+        if options.runs(section: "models") { print(try ModelBenchmark(options: options).run()) }
+        if options.runs(section: "pose") { print(try PoseBenchmark(options: options).run()) }
     }
 } catch let error as BenchmarkOptions.UsageError {
     FileHandle.standardError.write(Data("\(error.description)\n".utf8))

@@ -10,6 +10,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
             MediaCommand.self,
             ModelsCommand.self,
             ModelCommand.self,
+            PoseCommand.self,
         ]
     )
 }
