@@ -17,7 +17,7 @@ struct HandsBenchmark {
 
     /// The two hand sections, as selected in `options`.
     func run() throws -> String {
-        let media = try HandsBenchmarkMedia.files()
+        let media = try BenchmarkMedia.files()
         var parts: [String] = []
         if options.runs(section: "gesture") {
             parts.append(
@@ -185,35 +185,6 @@ struct HandsBenchmark {
 
     private func formatMegabytes(_ value: Double?) -> String {
         value.map { String(format: "%.0f", $0) } ?? "n/a"
-    }
-}
-
-/// The shared test media the hand sections run on: `$VISION_TASKS_TESTDATA/media` or
-/// `../shared/testdata/media` beside the project root (or the current directory).
-private enum HandsBenchmarkMedia {
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
-    static let videoExtensions: Set<String> = ["mp4", "gif", "webm", "mov", "avi", "mkv"]
-
-    static func files() throws -> (images: [URL], videos: [URL]) {
-        var candidates: [URL] = []
-        if let data = ProcessInfo.processInfo.environment["VISION_TASKS_TESTDATA"], !data.isEmpty {
-            candidates.append(URL(fileURLWithPath: data).appendingPathComponent("media"))
-        }
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for base in [root, URL(fileURLWithPath: FileManager.default.currentDirectoryPath)] {
-            candidates.append(base.deletingLastPathComponent().appendingPathComponent("shared/testdata/media"))
-        }
-        guard let folder = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
-            throw BenchmarkOptions.UsageError(
-                description: "test media not found (set VISION_TASKS_TESTDATA or place it at ../shared/testdata)")
-        }
-        let urls = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-            .map { folder.appendingPathComponent($0) }
-        return (
-            urls.filter { imageExtensions.contains($0.pathExtension.lowercased()) },
-            urls.filter { videoExtensions.contains($0.pathExtension.lowercased()) }
-        )
     }
 }
 

@@ -14,6 +14,7 @@ do {
         if options.runs(section: "gesture") || options.runs(section: "hands") {
             print(try HandsBenchmark(options: options).run())
         }
+        if options.runs(section: "pose") { print(try PoseBenchmark(options: options).run()) }
     }
 } catch let error as BenchmarkOptions.UsageError {
     FileHandle.standardError.write(Data("\(error.description)\n".utf8))

@@ -12,6 +12,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
             ModelCommand.self,
             GestureCommand.self,
             HandsCommand.self,
+            PoseCommand.self,
         ]
     )
 }

@@ -66,13 +66,7 @@ enum LandmarkConnections {
     static let hand: [(Int, Int)] = HandLandmarker.handConnections.map { ($0.start, $0.end) }
 
     /// Face 0-10, shoulders 11-12, arms and hands 13-22, hips 23-24, legs and feet 25-32.
-    static let pose: [(Int, Int)] = [
-        (0, 1), (1, 2), (2, 3), (3, 7), (0, 4), (4, 5), (5, 6), (6, 8), (9, 10),
-        (11, 12), (11, 13), (13, 15), (15, 17), (15, 19), (15, 21), (17, 19),
-        (12, 14), (14, 16), (16, 18), (16, 20), (16, 22), (18, 20),
-        (11, 23), (12, 24), (23, 24), (23, 25), (24, 26), (25, 27), (26, 28),
-        (27, 29), (28, 30), (29, 31), (30, 32), (27, 31), (28, 32),
-    ]
+    static let pose: [(Int, Int)] = PoseLandmarker.poseLandmarks.map { ($0.start, $0.end) }
 }
 
 /// Renders an `Overlay` onto an image with `Canvas`.

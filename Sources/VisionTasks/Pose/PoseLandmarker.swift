@@ -1,0 +1,171 @@
+import Foundation
+
+/// Finds people's body landmarks in images, video frames or a live stream, as MediaPipe's
+/// `PoseLandmarker` (`MPPPoseLandmarker`): 33 landmarks per pose in image and world
+/// coordinates, with visibility and presence, and optionally a segmentation mask per pose.
+///
+/// ```swift
+/// let landmarker = try PoseLandmarker(modelPath: "pose_landmarker_full.task")
+/// let result = try landmarker.detect(image: try MPImage(contentsOfFile: "person.jpg"))
+/// for pose in result.landmarks {
+///     let nose = pose[PoseLandmark.nose.rawValue]
+///     print(nose.x, nose.y, nose.visibility ?? 0)
+/// }
+/// ```
+///
+/// The model is a MediaPipe `.task` bundle with `pose_detector.tflite` and
+/// `pose_landmarks_detector.tflite`: the `pose_landmarker_full.task` that
+/// `vision-tasks models install` builds, or Google's official `pose_landmarker_lite.task`,
+/// `pose_landmarker_full.task` and `pose_landmarker_heavy.task`, which load the same way.
+///
+/// Running modes (`PoseLandmarkerOptions.runningMode`):
+/// - `.image`: `detect(image:)`; every image is independent.
+/// - `.video`: `detect(videoFrame:timestampInMilliseconds:)` with increasing timestamps;
+///   poses are tracked from frame to frame (the detector runs only when fewer than
+///   `numPoses` are tracked) and, with `numPoses == 1`, landmarks are smoothed over time.
+/// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results
+///   reach the options' `poseLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
+///   frame that arrives while the previous one is still being processed is dropped.
+///
+/// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
+/// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
+/// time.
+public final class PoseLandmarker: @unchecked Sendable {
+    /// The connections between pose landmarks for drawing a skeleton (MediaPipe's
+    /// `PoseLandmarker.poseLandmarks`).
+    public static let poseLandmarks: [Connection] = PoseLandmark.connections
+
+    /// The mode the landmarker was created with.
+    public let runningMode: RunningMode
+
+    private let runner: VisionTaskRunner<MPImage, PoseLandmarkerResult>
+    private let relay: DelegateRelay
+
+    /// A landmarker in image mode with default options for the model at `modelPath`.
+    public convenience init(modelPath: String) throws {
+        let options = PoseLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        try self.init(options: options)
+    }
+
+    /// A landmarker with `options` (copied). Throws `TasksError.invalidArgument` for invalid
+    /// options (`numPoses` < 1, a confidence outside 0...1, a delegate in image or video mode
+    /// or none in live-stream mode, a model that is not a pose landmarker bundle),
+    /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
+    public init(options: PoseLandmarkerOptions) throws {
+        let options = options.copy()
+        try options.validate()
+        let delegate = options.poseLandmarkerLiveStreamDelegate
+        try VisionTaskRunner<MPImage, PoseLandmarkerResult>.validate(
+            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
+        let asset = try ModelAsset(baseOptions: options.baseOptions)
+        let graph = try PoseLandmarkerGraph(
+            asset: asset,
+            configuration: .init(
+                numPoses: options.numPoses,
+                minPoseDetectionConfidence: options.minPoseDetectionConfidence,
+                minPosePresenceConfidence: options.minPosePresenceConfidence,
+                minTrackingConfidence: options.minTrackingConfidence,
+                outputSegmentationMasks: options.outputSegmentationMasks,
+                threadCount: ProcessInfo.processInfo.activeProcessorCount))
+        let relay = DelegateRelay(delegate: delegate)
+        self.relay = relay
+        self.runningMode = options.runningMode
+        var handler: VisionTaskRunner<MPImage, PoseLandmarkerResult>.ResultHandler?
+        if delegate != nil {
+            handler = { @Sendable result in relay.deliver(result) }
+        }
+        runner = try VisionTaskRunner<MPImage, PoseLandmarkerResult>(
+            runningMode: options.runningMode, taskName: "Pose landmarker", resultHandler: handler,
+            work: { image, frame in
+                do {
+                    return try graph.process(
+                        image, tracksAcrossFrames: frame.tracksAcrossFrames,
+                        timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
+                } catch let error as TasksError {
+                    throw error
+                } catch {
+                    throw TasksError.internalError("Pose landmarker: \(error)")
+                }
+            })
+        relay.owner = self
+    }
+
+    // MARK: - MediaPipe's methods
+
+    /// Image mode: the poses in `image`.
+    public func detect(image: MPImage) throws -> PoseLandmarkerResult {
+        try runner.processImage(image)
+    }
+
+    /// Video mode: the poses in the next frame of a video. Timestamps must increase from
+    /// frame to frame (otherwise `TasksError.nonMonotonicTimestamp`; the landmarker stays
+    /// usable).
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
+        try runner.processVideoFrame(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    /// Live-stream mode: sends a frame and returns at once. The result reaches the delegate
+    /// (and `liveStreamResults()`) later, unless the frame is dropped because the previous
+    /// one is still being processed. Throws for a wrong mode or a timestamp not after the
+    /// previous frame's.
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
+        try runner.processLiveStream(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    // MARK: - Swift concurrency
+
+    /// Image mode, without blocking the caller's thread.
+    public func detect(image: MPImage) async throws -> PoseLandmarkerResult {
+        try await runner.processImageAsync(image)
+    }
+
+    /// Video mode, without blocking the caller's thread. Await each frame before sending the
+    /// next one.
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> PoseLandmarkerResult {
+        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    /// Live-stream mode: the results of the frames sent after this call, as an async
+    /// sequence (besides the delegate), in timestamp order. When the consumer falls behind,
+    /// results beyond the newest `bufferingNewest` are discarded.
+    public func liveStreamResults(bufferingNewest limit: Int = 64) -> AsyncStream<LiveStreamResult<PoseLandmarkerResult>> {
+        runner.liveStreamResults(bufferingNewest: limit)
+    }
+
+    /// Live-stream frames dropped so far because the previous frame was still being processed.
+    public var droppedFrameCount: Int { runner.droppedFrameCount }
+
+    /// Live-stream mode: waits until every accepted frame has been processed and its result
+    /// delivered. Do not call it from the delegate.
+    public func waitUntilIdle() {
+        runner.waitUntilIdle()
+    }
+}
+
+/// Forwards live-stream results to the (weakly held) delegate, with the landmarker as sender.
+private final class DelegateRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var delegate: (any PoseLandmarkerLiveStreamDelegate)?
+    private weak var _owner: PoseLandmarker?
+
+    init(delegate: (any PoseLandmarkerLiveStreamDelegate)?) {
+        self.delegate = delegate
+    }
+
+    var owner: PoseLandmarker? {
+        get { lock.withLock { _owner } }
+        set { lock.withLock { _owner = newValue } }
+    }
+
+    func deliver(_ result: LiveStreamResult<PoseLandmarkerResult>) {
+        lock.lock()
+        let owner: PoseLandmarker? = _owner
+        let delegate: (any PoseLandmarkerLiveStreamDelegate)? = self.delegate
+        lock.unlock()
+        guard let owner, let delegate else { return }
+        delegate.poseLandmarker(
+            owner, didFinishDetection: result.value, timestampInMilliseconds: result.timestampInMilliseconds,
+            error: result.error)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import LiteInterpreter
+import MediaIO
+
+/// MediaPipe's PoseLandmarkerGraph (docs/pipelines.md §5.3, §7): the pose detector, the
+/// landmark model on each region, region tracking between frames and, with one pose in
+/// video and live-stream mode, landmark smoothing.
+///
+/// Keeps per-stream state (tracked regions, filters); `VisionTaskRunner` never runs it
+/// concurrently with itself.
+final class PoseLandmarkerGraph {
+    struct Configuration: Sendable {
+        var numPoses: Int
+        var minPoseDetectionConfidence: Float
+        var minPosePresenceConfidence: Float
+        var minTrackingConfidence: Float
+        var outputSegmentationMasks: Bool
+        var threadCount: Int
+    }
+
+    /// Member names in a pose landmarker `.task` bundle (as in Google's bundles).
+    static let detectorMember = "pose_detector.tflite"
+    static let landmarksMember = "pose_landmarks_detector.tflite"
+
+    let configuration: Configuration
+    private let detector: SSDDetector
+    private let landmarksDetector: PoseLandmarksDetector
+    private var tracker: RegionTracker
+    private var smoothing: PoseSmoothing
+
+    init(asset: ModelAsset, configuration: Configuration) throws {
+        let detectorModel = try asset.model(named: Self.detectorMember)
+        let landmarksModel = try asset.model(named: Self.landmarksMember)
+        self.configuration = configuration
+        detector = try SSDDetector(
+            model: detectorModel,
+            configuration: .poseDetection(minScore: configuration.minPoseDetectionConfidence),
+            threadCount: configuration.threadCount)
+        landmarksDetector = try PoseLandmarksDetector(
+            model: landmarksModel, minPresence: configuration.minPosePresenceConfidence,
+            threadCount: configuration.threadCount)
+        tracker = .poses(maxPoses: configuration.numPoses, minTrackingConfidence: configuration.minTrackingConfidence)
+        smoothing = try PoseSmoothing()
+    }
+
+    /// Processes one image or frame. `tracksAcrossFrames` (video, live stream) enables region
+    /// tracking and, with one pose, smoothing; `timestampInMilliseconds` drives the filters.
+    func process(_ image: MPImage, tracksAcrossFrames: Bool, timestampInMilliseconds: Int) throws
+        -> PoseLandmarkerResult
+    {
+        let pixels: PixelBuffer
+        do {
+            pixels = try image.uprightRGB()
+        } catch let error as MPImageError {
+            throw TasksError.invalidArgument(error.description)
+        }
+        var poses = try ImagePixels.withPixels(of: pixels) { view in
+            try run(view, tracksAcrossFrames: tracksAcrossFrames)
+        }
+        // MediaPipe smooths only a single pose, in stream mode.
+        if tracksAcrossFrames && configuration.numPoses == 1 {
+            poses = smoothing.apply(
+                poses, imageWidth: pixels.width, imageHeight: pixels.height,
+                timestampMicroseconds: Int64(timestampInMilliseconds) * 1000)
+        }
+        return PoseLandmarkerResult(
+            landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.worldLandmarks),
+            segmentationMasks: poses.compactMap(\.segmentationMask),
+            timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    private func run(_ image: ImagePixels, tracksAcrossFrames: Bool) throws -> [PoseLandmarksDetector.Pose] {
+        let regions: [NormalizedRect]
+        if tracksAcrossFrames {
+            let detected = tracker.needsDetection ? try detectRegions(image) : nil
+            regions = tracker.regions(detected: detected)
+        } else {
+            regions = RegionTracker.imageModeRegions(detected: try detectRegions(image), maxRegions: configuration.numPoses)
+        }
+        var poses: [PoseLandmarksDetector.Pose] = []
+        for region in regions {
+            if let pose = try landmarksDetector.detect(
+                image, region: region, outputSegmentationMask: configuration.outputSegmentationMasks)
+            {
+                poses.append(pose)
+            }
+        }
+        if tracksAcrossFrames {
+            tracker.update(nextFrameRegions: poses.compactMap(\.nextFrameRegion))
+        }
+        return poses
+    }
+
+    /// The pose detector graph's expanded regions (all of them: the landmarker clips them
+    /// after association).
+    private func detectRegions(_ image: ImagePixels) throws -> [NormalizedRect] {
+        try detector.detect(image, region: nil).compactMap { detection in
+            DetectionToRect.poseAlignment.rect(
+                for: detection, imageWidth: image.width, imageHeight: image.height
+            ).map {
+                RectTransformation.poseAlignment.apply(to: $0, imageWidth: image.width, imageHeight: image.height)
+            }
+        }
+    }
+}
