@@ -116,10 +116,11 @@ struct HandsFigures {
     /// One line: counts, landmark mean / p50 / p95 / max, world mean / max, labels.
     func summary(_ name: String) -> String {
         let lm = pairs.map(\.landmarkMean), wm = pairs.map(\.worldMean)
+        let scores = pairs.map { max($0.handednessScoreDifference, $0.gestureScoreDifference ?? 0) }
         return String(
-            format: "%@: frames %d, same count %.1f%%, pairs %d, landmarks mean %.2e p50 %.2e p95 %.2e max %.2e, world mean %.2e max %.2e, handedness %.1f%%, gesture %.1f%%",
+            format: "%@: frames %d, same count %.1f%%, pairs %d, landmarks mean %.2e p50 %.2e p95 %.2e max %.2e, world mean %.2e max %.2e (largest coordinate difference %.2e m), handedness %.1f%%, gesture %.1f%%, largest score difference %.2e",
             name, frames, 100 * sameCountFraction, pairs.count, landmarkMean, percentile(50, lm),
-            percentile(95, lm), lm.max() ?? 0, worldMean, wm.max() ?? 0, 100 * sameHandednessFraction,
-            100 * sameGestureFraction)
+            percentile(95, lm), lm.max() ?? 0, worldMean, wm.max() ?? 0, pairs.map(\.worldMax).max() ?? 0,
+            100 * sameHandednessFraction, 100 * sameGestureFraction, scores.max() ?? 0)
     }
 }
