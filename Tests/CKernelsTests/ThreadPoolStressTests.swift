@@ -4,8 +4,9 @@ import XCTest
 
 /// Back-to-back jobs of changing sizes, as an interpreter runs them (one per operator): a
 /// worker still leaving the previous job must never take part in the next one with the old
-/// job's bookkeeping (that ran chunks twice and either ended a job early, leaving a chunk
-/// running on a dead stack frame, or deadlocked the caller).
+/// job's bookkeeping. (An earlier pool let it: chunks ran twice, and a job either ended early,
+/// leaving a chunk running on a dead stack frame, which crashed vision-tasks-bench, or never
+/// ended; this test deadlocked it on every run.)
 final class ThreadPoolStressTests: XCTestCase {
     func testBackToBackJobsOfChangingSizesVisitEveryIndexOnce() {
         let finished = DispatchSemaphore(value: 0)
