@@ -11,7 +11,7 @@ struct BenchmarkOptions {
     var compareWithLiteRT = true
     /// Print where the time goes, per operator kind, instead of the comparison.
     var profile = false
-    /// Sections to run (`models`, `pose`); empty = all.
+    /// Sections to run (`models`, `gesture`, `hands`, `pose`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
     var taskRuns = 10
@@ -19,14 +19,14 @@ struct BenchmarkOptions {
     var poseMasks = false
     var compareWithMediaPipe = true
 
-    static let sectionNames: Set<String> = ["models", "pose"]
+    static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose"]
 
     /// Whether the section `name` runs.
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
         usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
-                          [--sections models,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe]
+                          [--sections models,gesture,hands,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe]
 
           --threads   thread counts to run with (default 1,2)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
@@ -35,11 +35,14 @@ struct BenchmarkOptions {
           --profile   print our time per operator kind for each model instead of the comparison
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
-          --sections  sections to run, of models,pose (default: all); peak memory is the
-                      process's, so run one task section alone to read it
+          --sections  sections to run, of models,gesture,hands,pose (default: all); gesture: image mode on
+                      the test images, hands: video mode on every frame of the test videos (each
+                      reports its own peak memory); pose's peak memory is the process's, so run
+                      that section alone to read it
           --task-runs timed calls per image in the task sections (default 10); video frames run once
           --pose-num-poses N, --pose-masks   pose options (default 1 pose, no masks)
-          --no-mediapipe  do not time MediaPipe's Python Tasks API (scripts/benchmarks/mediapipe_tasks.py)
+          --no-mediapipe  do not time MediaPipe's Python Tasks API (otherwise $VISION_TASKS_PYTHON
+                      or python3 runs scripts/benchmarks/mediapipe_tasks.py with mediapipe)
         Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
         """
 

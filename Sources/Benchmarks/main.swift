@@ -11,6 +11,9 @@ do {
         print(try ProfileBenchmark(options: options).run())
     } else {
         if options.runs(section: "models") { print(try ModelBenchmark(options: options).run()) }
+        if options.runs(section: "gesture") || options.runs(section: "hands") {
+            print(try HandsBenchmark(options: options).run())
+        }
         if options.runs(section: "pose") { print(try PoseBenchmark(options: options).run()) }
     }
 } catch let error as BenchmarkOptions.UsageError {

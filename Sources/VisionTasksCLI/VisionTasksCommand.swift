@@ -10,6 +10,8 @@ struct VisionTasksCommand: AsyncParsableCommand {
             MediaCommand.self,
             ModelsCommand.self,
             ModelCommand.self,
+            GestureCommand.self,
+            HandsCommand.self,
             PoseCommand.self,
         ]
     )

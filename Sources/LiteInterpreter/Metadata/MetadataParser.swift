@@ -30,8 +30,16 @@ enum MetadataParser {
         result.associatedFiles = try files(table, slot: 6)
         let units = try table.tables(4, "process_units", childContext: { "\(table.context), process unit \($0)" })
         for unit in units {
-            // ProcessUnitOptions union: 1 = NormalizationOptions { mean: [float], std: [float] }.
+            // ProcessUnitOptions union: 1 = NormalizationOptions { mean: [float], std: [float] },
+            // 3 = ScoreThresholdingOptions { global_score_threshold: float }.
             let type = try unit.scalar(0, "options_type", default: UInt8(0))
+            if type == 3, let options = try unit.table(1, "options") {
+                // The first thresholding unit counts, as MediaPipe's FindFirstProcessUnit.
+                if result.scoreThreshold == nil {
+                    result.scoreThreshold = try options.float(0, "global_score_threshold", default: 0)
+                }
+                continue
+            }
             guard type == 1, let options = try unit.table(1, "options") else { continue }
             let mean = try options.floats(0, "mean") ?? []
             let std = try options.floats(1, "std") ?? []

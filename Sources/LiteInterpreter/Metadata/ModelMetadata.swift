@@ -40,13 +40,18 @@ public struct TensorMetadata: Sendable, Equatable {
     public var normalization: NormalizationParameters?
     /// Files for this tensor, e.g. `labels.txt` (`TENSOR_AXIS_LABELS`) for scores.
     public var associatedFiles: [AssociatedFile]
+    /// The recommended score threshold of a classification output (`ScoreThresholdingOptions`'
+    /// `global_score_threshold`), or nil when the tensor has none.
+    public var scoreThreshold: Float?
 
     public init(name: String? = nil, description: String? = nil,
-                normalization: NormalizationParameters? = nil, associatedFiles: [AssociatedFile] = []) {
+                normalization: NormalizationParameters? = nil, associatedFiles: [AssociatedFile] = [],
+                scoreThreshold: Float? = nil) {
         self.name = name
         self.description = description
         self.normalization = normalization
         self.associatedFiles = associatedFiles
+        self.scoreThreshold = scoreThreshold
     }
 }
 

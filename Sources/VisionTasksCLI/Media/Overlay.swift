@@ -63,13 +63,7 @@ struct Overlay: Sendable {
 /// Landmark connection lists of MediaPipe's hand (21 points) and pose (33 points) models.
 enum LandmarkConnections {
     /// Wrist 0; thumb 1-4, index 5-8, middle 9-12, ring 13-16, pinky 17-20; palm links.
-    static let hand: [(Int, Int)] = [
-        (0, 1), (1, 2), (2, 3), (3, 4),
-        (0, 5), (5, 6), (6, 7), (7, 8),
-        (5, 9), (9, 10), (10, 11), (11, 12),
-        (9, 13), (13, 14), (14, 15), (15, 16),
-        (13, 17), (0, 17), (17, 18), (18, 19), (19, 20),
-    ]
+    static let hand: [(Int, Int)] = HandLandmarker.handConnections.map { ($0.start, $0.end) }
 
     /// Face 0-10, shoulders 11-12, arms and hands 13-22, hips 23-24, legs and feet 25-32.
     static let pose: [(Int, Int)] = PoseLandmarker.poseLandmarks.map { ($0.start, $0.end) }

@@ -52,7 +52,7 @@ final class RecordWriter {
     init(format: OutputFormat, path: String?) throws {
         self.format = format
         encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         if let path, path != "-" {
             guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
                 throw ValidationError("cannot write the output file \(path)")

@@ -49,6 +49,7 @@ struct ModelInfoCommand: ParsableCommand {
                 if let normalization = tensor.normalization {
                     lines.append("    normalization: mean \(normalization.mean), std \(normalization.std)")
                 }
+                if let threshold = tensor.scoreThreshold { lines.append("    score threshold: \(threshold)") }
                 for file in tensor.associatedFiles { lines.append("    file: \(file.name) (\(file.kind))") }
             }
         }

@@ -1,0 +1,183 @@
+import Foundation
+
+/// Finds hands in images, video frames or a live stream, as MediaPipe's `HandLandmarker`
+/// (`MPPHandLandmarker`): 21 landmarks per hand in image and world coordinates, and whether
+/// each is a left or right hand.
+///
+/// ```swift
+/// let landmarker = try HandLandmarker(modelPath: "hand_landmarker.task")
+/// let result = try landmarker.detect(image: try MPImage(contentsOfFile: "hand.jpg"))
+/// for (hand, handedness) in zip(result.landmarks, result.handedness) {
+///     let tip = hand[HandLandmark.indexFingerTIP.rawValue]
+///     print(handedness[0].categoryName ?? "", tip.x, tip.y)
+/// }
+/// ```
+///
+/// The model is a MediaPipe `.task` bundle with `hand_detector.tflite` and
+/// `hand_landmarks_detector.tflite`: Google's `hand_landmarker.task` or the one
+/// `vision-tasks models install` assembles (a `gesture_recognizer.task` works too: its nested
+/// hand landmarker bundle is used).
+///
+/// Running modes (`HandLandmarkerOptions.runningMode`):
+/// - `.image`: `detect(image:)`; every image is independent.
+/// - `.video`: `detect(videoFrame:timestampInMilliseconds:)` with increasing timestamps;
+///   hands are tracked from frame to frame: the palm detector runs only when fewer than
+///   `numHands` hands are tracked.
+/// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results
+///   reach the options' `handLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
+///   frame that arrives while the previous one is still being processed is dropped.
+///
+/// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
+/// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
+/// time.
+public final class HandLandmarker: @unchecked Sendable {
+    /// The palm's lines of the hand skeleton.
+    public static let handPalmConnections: [Connection] = HandConnections.palm
+    /// The thumb's lines.
+    public static let handThumbConnections: [Connection] = HandConnections.thumb
+    /// The index finger's lines.
+    public static let handIndexFingerConnections: [Connection] = HandConnections.indexFinger
+    /// The middle finger's lines.
+    public static let handMiddleFingerConnections: [Connection] = HandConnections.middleFinger
+    /// The ring finger's lines.
+    public static let handRingFingerConnections: [Connection] = HandConnections.ringFinger
+    /// The pinky's lines.
+    public static let handPinkyConnections: [Connection] = HandConnections.pinky
+    /// Every line of the hand skeleton (21 connections between the 21 landmarks).
+    public static let handConnections: [Connection] = HandConnections.all
+
+    /// The mode the landmarker was created with.
+    public let runningMode: RunningMode
+
+    private let runner: VisionTaskRunner<MPImage, HandLandmarkerResult>
+    private let relay: DelegateRelay
+
+    /// A landmarker in image mode with default options for the model at `modelPath`.
+    public convenience init(modelPath: String) throws {
+        let options = HandLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        try self.init(options: options)
+    }
+
+    /// A landmarker with `options` (copied). Throws `TasksError.invalidArgument` for invalid
+    /// options (`numHands` < 1, a confidence outside 0...1, a delegate in image or video mode
+    /// or none in live-stream mode, a model that is not a hand landmarker bundle),
+    /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
+    public init(options: HandLandmarkerOptions) throws {
+        let options = options.copy()
+        let configuration = try options.graphConfiguration(
+            threadCount: ProcessInfo.processInfo.activeProcessorCount)
+        let delegate = options.handLandmarkerLiveStreamDelegate
+        try VisionTaskRunner<MPImage, HandLandmarkerResult>.validate(
+            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
+        let asset = try ModelAsset(baseOptions: options.baseOptions)
+        let graph = try HandLandmarkerGraph(asset: asset, configuration: configuration)
+        let relay = DelegateRelay(delegate: delegate)
+        self.relay = relay
+        self.runningMode = options.runningMode
+        var handler: VisionTaskRunner<MPImage, HandLandmarkerResult>.ResultHandler?
+        if delegate != nil {
+            handler = { result in relay.deliver(result) }
+        }
+        runner = try VisionTaskRunner<MPImage, HandLandmarkerResult>(
+            runningMode: options.runningMode, taskName: "Hand landmarker", resultHandler: handler,
+            work: { image, frame in try HandLandmarker.process(image, frame: frame, graph: graph) })
+        relay.owner = self
+    }
+
+    /// One image or frame through the graph, as a result (every error a `TasksError`).
+    private static func process(
+        _ image: MPImage, frame: VisionTaskRunner<MPImage, HandLandmarkerResult>.Frame,
+        graph: HandLandmarkerGraph
+    ) throws -> HandLandmarkerResult {
+        do {
+            let pixels = try HandLandmarkerGraph.pixels(of: image)
+            let hands = try ImagePixels.withPixels(of: pixels) { view in
+                try graph.process(view, tracksAcrossFrames: frame.tracksAcrossFrames)
+            }
+            return HandLandmarkerResult(
+                landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
+                handedness: hands.map { [$0.handedness] },
+                timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
+        } catch let error as TasksError {
+            throw error
+        } catch {
+            throw TasksError.internalError("Hand landmarker: \(error)")
+        }
+    }
+
+    // MARK: - MediaPipe's methods
+
+    /// Image mode: the hands in `image`.
+    public func detect(image: MPImage) throws -> HandLandmarkerResult {
+        try runner.processImage(image)
+    }
+
+    /// Video mode: the hands in the next frame of a video. Timestamps must increase from
+    /// frame to frame (otherwise `TasksError.nonMonotonicTimestamp`; the landmarker stays
+    /// usable).
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
+        try runner.processVideoFrame(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    /// Live-stream mode: sends a frame and returns at once. The result reaches the delegate
+    /// (and `liveStreamResults()`) later, unless the frame is dropped because the previous
+    /// one is still being processed. Throws for a wrong mode or a timestamp not after the
+    /// previous frame's.
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
+        try runner.processLiveStream(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    // MARK: - Swift concurrency
+
+    /// Image mode, without blocking the caller's thread.
+    public func detect(image: MPImage) async throws -> HandLandmarkerResult {
+        try await runner.processImageAsync(image)
+    }
+
+    /// Video mode, without blocking the caller's thread. Await each frame before sending the
+    /// next one.
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
+        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    }
+
+    /// Live-stream mode: the results of the frames sent after this call, as an async
+    /// sequence (besides the delegate), in timestamp order. When the consumer falls behind,
+    /// results beyond the newest `bufferingNewest` are discarded.
+    public func liveStreamResults(bufferingNewest limit: Int = 64) -> AsyncStream<LiveStreamResult<HandLandmarkerResult>> {
+        runner.liveStreamResults(bufferingNewest: limit)
+    }
+
+    /// Live-stream frames dropped so far because the previous frame was still being processed.
+    public var droppedFrameCount: Int { runner.droppedFrameCount }
+
+    /// Live-stream mode: waits until every accepted frame has been processed and its result
+    /// delivered. Do not call it from the delegate.
+    public func waitUntilIdle() {
+        runner.waitUntilIdle()
+    }
+}
+
+/// Forwards live-stream results to the (weakly held) delegate, with the landmarker as sender.
+private final class DelegateRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var delegate: (any HandLandmarkerLiveStreamDelegate)?
+    private weak var _owner: HandLandmarker?
+
+    init(delegate: (any HandLandmarkerLiveStreamDelegate)?) {
+        self.delegate = delegate
+    }
+
+    var owner: HandLandmarker? {
+        get { lock.withLock { _owner } }
+        set { lock.withLock { _owner = newValue } }
+    }
+
+    func deliver(_ result: LiveStreamResult<HandLandmarkerResult>) {
+        let (owner, delegate) = lock.withLock { (self._owner, self.delegate) }
+        guard let owner, let delegate else { return }
+        delegate.handLandmarker(
+            owner, didFinishDetection: result.value, timestampInMilliseconds: result.timestampInMilliseconds,
+            error: result.error)
+    }
+}

@@ -1,0 +1,44 @@
+/// What `HandLandmarker` found in one image or frame, as MediaPipe's `HandLandmarkerResult`:
+/// one entry per detected hand in each list, in the same order.
+///
+/// `Codable` in the form of MediaPipe's reference files (`landmarks`, `worldLandmarks`,
+/// `handedness`); the timestamp is not encoded.
+public struct HandLandmarkerResult: Sendable, Hashable, Codable {
+    /// Per hand, the 21 landmarks (`HandLandmark`) in normalised coordinates of the upright
+    /// image; `z` is depth relative to the wrist, in about the scale of `x`.
+    public var landmarks: [[NormalizedLandmark]]
+    /// Per hand, the 21 landmarks in metres, origin at the hand's approximate geometric centre.
+    public var worldLandmarks: [[Landmark]]
+    /// Per hand, one category: "Left" or "Right" with its score. As in MediaPipe, the model
+    /// assumes a mirrored (selfie) image: in a normal photo a right hand is often "Left".
+    public var handedness: [[ResultCategory]]
+    /// The timestamp of the frame (0 in image mode).
+    public var timestampInMilliseconds: Int
+
+    public init(
+        landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
+        handedness: [[ResultCategory]], timestampInMilliseconds: Int = 0
+    ) {
+        self.landmarks = landmarks
+        self.worldLandmarks = worldLandmarks
+        self.handedness = handedness
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
+
+    private enum CodingKeys: String, CodingKey { case handedness, landmarks, worldLandmarks }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
+        landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
+        worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
+        timestampInMilliseconds = 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(handedness, forKey: .handedness)
+        try c.encode(landmarks, forKey: .landmarks)
+        try c.encode(worldLandmarks, forKey: .worldLandmarks)
+    }
+}

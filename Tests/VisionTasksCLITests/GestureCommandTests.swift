@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import TestSupport
+import VisionTasks
+@testable import VisionTasksCLI
+import XCTest
+
+/// `vision-tasks gesture` and `vision-tasks hands`: JSON in the form of MediaPipe's
+/// reference files for images, JSON lines for videos.
+final class GestureCommandTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("gesture-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    private func referenceBundle() throws -> String {
+        try SharedTestData.referenceModels().appendingPathComponent("gesture_recognizer.task").path
+    }
+
+    /// Runs `vision-tasks ARGUMENTS --output FILE --no-progress`; returns the output text.
+    private func run(_ arguments: [String]) throws -> String {
+        let output = dir.appendingPathComponent("out-\(UUID().uuidString)").path
+        var command = try VisionTasksCommand.parseAsRoot(arguments + ["--output", output, "--no-progress"])
+        try command.run()
+        return try String(contentsOfFile: output, encoding: .utf8)
+    }
+
+    private func object(_ text: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    private func reference(_ name: String) throws -> [String: Any] {
+        try object(String(contentsOf: SharedTestData.file("reference/\(name).json"), encoding: .utf8))
+    }
+
+    func testGestureImagePrintsTheReferenceFormat() throws {
+        let name = "hands_two_open_palm_and_hanging"
+        let image = try SharedTestData.file("reference/\(name).pixels.png").path
+        let record = try object(try run(["gesture", image, "--num-hands", "2", "--model", try referenceBundle()]))
+        XCTAssertEqual(Set(record.keys), ["file", "width", "height", "gesture"])
+        XCTAssertEqual(record["file"] as? String, image)
+        XCTAssertEqual(record["width"] as? Int, 720)
+        XCTAssertEqual(record["height"] as? Int, 382)
+        let ours = try XCTUnwrap(record["gesture"] as? [String: Any])
+        let theirs = try XCTUnwrap(try reference(name)["gesture"] as? [String: Any])
+        XCTAssertEqual(Set(ours.keys), Set(theirs.keys))
+        for key in ["handedness", "gestures"] {
+            let a = try XCTUnwrap(ours[key] as? [[[String: Any]]]), b = try XCTUnwrap(theirs[key] as? [[[String: Any]]])
+            XCTAssertEqual(a.count, b.count, key)
+            for (x, y) in zip(a, b) {
+                XCTAssertEqual(Set(x[0].keys), Set(y[0].keys), key)
+                XCTAssertEqual(x[0]["categoryName"] as? String, y[0]["categoryName"] as? String, key)
+                XCTAssertEqual(x[0]["displayName"] as? String, y[0]["displayName"] as? String, key)
+                XCTAssertEqual(x[0]["index"] as? Int, y[0]["index"] as? Int, key)
+                XCTAssertEqual(try XCTUnwrap(x[0]["score"] as? Double), try XCTUnwrap(y[0]["score"] as? Double), accuracy: 1e-3)
+            }
+        }
+        for key in ["landmarks", "worldLandmarks"] {
+            let a = try XCTUnwrap(ours[key] as? [[[String: Double]]]), b = try XCTUnwrap(theirs[key] as? [[[String: Double]]])
+            XCTAssertEqual(a.count, b.count, key)
+            for (x, y) in zip(a, b) {
+                XCTAssertEqual(x.count, 21)
+                for (p, q) in zip(x, y) {
+                    XCTAssertEqual(Set(p.keys), ["x", "y", "z"])
+                    for c in ["x", "y", "z"] {
+                        XCTAssertEqual(try XCTUnwrap(p[c]), try XCTUnwrap(q[c]), accuracy: 1e-3, "\(key).\(c)")
+                    }
+                }
+            }
+        }
+    }
+
+    func testGestureVideoPrintsJSONLines() throws {
+        let video = try SharedTestData.file("media/video_pose_squats.mp4").path
+        let text = try run(["gesture", video, "--num-hands", "2", "--model", try referenceBundle()])
+        let lines = text.split(separator: "\n")
+        let references = try String(
+            contentsOf: SharedTestData.file("reference/video_pose_squats.jsonl"), encoding: .utf8
+        ).split(separator: "\n")
+        XCTAssertEqual(lines.count, references.count)
+        var sameCount = 0
+        for (index, (line, referenceLine)) in zip(lines, references).enumerated() {
+            let record = try object(String(line))
+            let reference = try object(String(referenceLine))
+            XCTAssertEqual(Set(record.keys), ["file", "frame", "timestampInMilliseconds", "gesture"])
+            XCTAssertEqual(record["frame"] as? Int, index)
+            XCTAssertEqual(record["timestampInMilliseconds"] as? Int, reference["timestampInMilliseconds"] as? Int)
+            let ours = try XCTUnwrap(record["gesture"] as? [String: Any])
+            let theirs = try XCTUnwrap(reference["gesture"] as? [String: Any])
+            XCTAssertEqual(Set(ours.keys), ["handedness", "gestures", "landmarks", "worldLandmarks"])
+            if (ours["landmarks"] as? [Any])?.count == (theirs["landmarks"] as? [Any])?.count { sameCount += 1 }
+        }
+        XCTAssertGreaterThanOrEqual(Double(sameCount), 0.98 * Double(lines.count))
+    }
+
+    func testTextSummariesCustomBundleAndClassifierFlags() throws {
+        let image = try SharedTestData.file("reference/hands_two_open_palm_and_hanging.pixels.png").path
+        let text = try run([
+            "gesture", image, "--num-hands", "2", "--output-format", "text", "--model", "operations.task",
+        ])
+        XCTAssertEqual(text.trimmingCharacters(in: .newlines), "\(image): 2 hands: Left: equal 0.57, Left: divide 0.93")
+        let denied = try run([
+            "gesture", image, "--num-hands", "2", "--output-format", "text", "--deny", "None",
+            "--model", try referenceBundle(),
+        ])
+        XCTAssertTrue(denied.contains("Left: Thumb_Up 0.33, Left: Open_Palm 0.68"), denied)
+        XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["gesture", image, "--allow", "A", "--deny", "B"]))
+        XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["gesture", image, "--num-hands", "0"]))
+        XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["hands", image, "--min-tracking-confidence", "2"]))
+        XCTAssertThrowsError(try run(["gesture", image, "--model", dir.appendingPathComponent("missing.task").path]))
+    }
+
+    func testHandsImagePrintsTheReferenceFormat() throws {
+        let image = try SharedTestData.file("reference/hand_victory_right_01.pixels.png").path
+        let record = try object(try run(["hands", image]))
+        XCTAssertEqual(Set(record.keys), ["file", "width", "height", "hands"])
+        let hands = try XCTUnwrap(record["hands"] as? [String: Any])
+        XCTAssertEqual(Set(hands.keys), ["handedness", "landmarks", "worldLandmarks"])
+        let handedness = try XCTUnwrap(hands["handedness"] as? [[[String: Any]]])
+        XCTAssertEqual(handedness.first?.first?["categoryName"] as? String, "Right")
+        XCTAssertEqual(handedness.first?.first?["displayName"] as? String, "Right")
+        XCTAssertEqual((hands["landmarks"] as? [[Any]])?.first?.count, 21)
+        let text = try run(["hands", image, "--output-format", "text"])
+        XCTAssertTrue(text.hasPrefix("\(image): 1 hand: Right 0.99"), text)
+    }
+}
