@@ -205,6 +205,25 @@ def compare(base, other):
             "max_distance": max(dists) if dists else float("nan")}
 
 
+def paired_distance(base, other):
+    """The figure PoseAccuracyTests calls "mean dist": every pose of `base` is paired with the
+    nearest unused pose of `other` on the same frame (mean distance over all landmarks), and the
+    pair contributes its mean distance over the landmarks `base` sees (visibility > 0.5; all of
+    them if none). Returns (sum of the pairs' distances, number of pairs)."""
+    total, pairs = 0.0, 0
+    for frame, poses in base.items():
+        left = list(other.get(frame, []))
+        for p in poses:
+            if not left:
+                break
+            j = min(range(len(left)), key=lambda k: pose_distance(p, left[k]))
+            q = left.pop(j)
+            visible = [(a, b) for a, b in zip(p, q) if a[2] > 0.5] or list(zip(p, q))
+            total += sum(math.hypot(a[0] - b[0], a[1] - b[1]) for a, b in visible) / len(visible)
+            pairs += 1
+    return total, pairs
+
+
 def print_comparison(label, c, show_frames=True):
     pct = 100.0 * c["same"] / c["frames"] if c["frames"] else float("nan")
     print(f"  {label:<44} same count {c['same']:>4}/{c['frames']:<4} ({pct:5.1f} %)  poses {c['base_poses']:>4} vs "
@@ -249,10 +268,14 @@ def cmd_all(args):
     videos = args.videos or HAND_VIDEOS
     totals = {}
 
-    def add(key, c):
-        t = totals.setdefault(key, [0, 0])
+    def add(key, c, base=None, other=None):
+        t = totals.setdefault(key, [0, 0, 0.0, 0])
         t[0] += c["same"]
         t[1] += c["frames"]
+        if base is not None:
+            d, n = paired_distance(base, other)
+            t[2] += d
+            t[3] += n
 
     def mp_run(name, mode, perturb):
         path = os.path.join(args.out, f"mp_{name}_{mode}_{perturb.replace(':', '')}.jsonl")
@@ -286,7 +309,7 @@ def cmd_all(args):
             ours_image_distance = c["mean_distance"]
             c = compare(reference, ours["video"])
             print_comparison("VIDEO mode: VisionTasks vs reference", c, not args.quiet)
-            add("video mode: VisionTasks vs reference", c)
+            add("video mode: VisionTasks vs reference", c, reference, ours["video"])
             ours_differ = {f for f, _, _ in c["differ"]}
         print("  One perturbation on every frame; MediaPipe against itself (and VisionTasks against itself and")
         print("  against the reference, with --ours --perturb-ours):")
@@ -297,8 +320,9 @@ def cmd_all(args):
         qualifying, covered = [], set()
         for p in PER_FRAME_PERTURBATIONS:
             effect = compare(image, mp_run(name, "image", p))
-            c = compare(video, mp_run(name, "video", p))
-            add(f"MediaPipe video perturbed vs MediaPipe video, {p}", c)
+            mp_perturbed = mp_run(name, "video", p)
+            c = compare(video, mp_perturbed)
+            add(f"MediaPipe video perturbed vs MediaPipe video, {p}", c, video, mp_perturbed)
             small = ours_image_distance is not None and 0 < effect["mean_distance"] <= ours_image_distance
             if small:
                 qualifying.append(c)
@@ -313,7 +337,7 @@ def cmd_all(args):
                 c_self = compare(ours["video"], mine)
                 c_ref = compare(reference, mine)
                 add(f"VisionTasks video perturbed vs VisionTasks video, {p}", c_self)
-                add(f"VisionTasks video perturbed vs reference, {p}", c_ref)
+                add(f"VisionTasks video perturbed vs reference, {p}", c_ref, reference, mine)
                 line += (f"   {c_self['same']:>4} ({100.0 * c_self['same'] / c_self['frames']:5.1f} %)"
                          f"      {c_ref['same']:>4} ({100.0 * c_ref['same'] / c_ref['frames']:5.1f} %)")
             print(line)
@@ -324,9 +348,10 @@ def cmd_all(args):
             if ours_differ:
                 print(f"  frames where VisionTasks differs from the reference that MediaPipe also flips under one of them: "
                       f"{len(ours_differ & covered)}/{len(ours_differ)}")
-    print("\nTotals over the videos")
-    for key, (same, frames) in totals.items():
-        print(f"  {key:<56} {same}/{frames} ({100.0 * same / frames:.1f} %)")
+    print("\nTotals over the videos (same pose count; mean dist as PoseAccuracyTests computes it)")
+    for key, (same, frames, dsum, pairs) in totals.items():
+        dist = f"   mean dist {dsum / pairs:.2e}" if pairs else ""
+        print(f"  {key:<64} {same:>4}/{frames} ({100.0 * same / frames:5.1f} %){dist}")
 
 
 def parse_trace(path):
