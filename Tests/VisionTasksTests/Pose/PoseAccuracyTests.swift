@@ -85,21 +85,34 @@ final class PoseAccuracyTests: XCTestCase {
     }
 
     /// The hand videos (close-ups where the "pose" is a hand or half a person) are run the
-    /// same way, but no implementation that does not reproduce XNNPACK's arithmetic bit for
-    /// bit can follow MediaPipe there: the pose found on these frames flickers in and out with
-    /// presence near the threshold, and the tracking loop turns differences of 1e-6 into
-    /// different regions within a few frames. MediaPipe's own pipeline re-implemented in
-    /// Python with LiteRT's reference kernels (scripts/dev/mediapipe_oracle.py) agrees with
-    /// MediaPipe on the number of poses in only 128 of the 202 frames of
-    /// video_hand_samples_test (VisionTasks: 158 to 174, depending on the interpreter's
-    /// kernels). So this test prints the figures and checks a weaker bound that still catches a
-    /// broken pipeline (one that found no pose at all would agree on 28 % of these frames).
+    /// same way, but there the number of poses per frame is chaotic in MediaPipe itself, so
+    /// the 98 % cannot be asked of anything that does not reproduce XNNPACK's
+    /// arithmetic bit for bit (docs/pose.md, "Hand videos"; `scripts/dev/pose_count_stability.py
+    /// all --ours … --perturb-ours`). With numPoses 2, whenever two regions are tracked the
+    /// detector is skipped and the landmarks → region → crop loop amplifies differences by
+    /// ~3-10× a frame until a spurious "pose" survives in one run and not in the other. Measured
+    /// on these 628 frames:
+    /// - MediaPipe against itself, with ONE pixel of every frame changed by one level (11
+    ///   positions, or 0.1 % of the pixels), agrees on the count in 88.9 … 100 % of the frames
+    ///   (landmark mean 5e-4 … 5.3e-2, poses in total 466 … 518 vs 496); several of these
+    ///   pixels move MediaPipe's image-mode landmarks less than our numerics do (VisionTasks
+    ///   vs MediaPipe in image mode: 628/628 counts, landmarks 6.6e-5 … 3.6e-4 apart).
+    /// - VisionTasks under the same perturbations against the reference: 82.8 … 95.9 %
+    ///   (landmark mean 1.9e-2 … 6.1e-2, poses 443 … 583). Unperturbed: 92.4 %, 2.35e-2, 512.
+    /// So the bounds below hold for every measured draw (a change of kernels is such a
+    /// draw); they still catch a broken pipeline: finding no pose agrees on 28 % of the
+    /// frames, and not tracking at all (image mode on every frame) finds 392 poses (0.79 of
+    /// MediaPipe's), where MediaPipe's own tracking adds ~100.
     func testVideoModeOnEveryFrameOfTheHandVideos() throws {
         let (total, lines) = try runVideos(assertBar: false) { Self.isHandVideo($0) }
-        report("Pose, video mode on every frame decoded by VisionTasks (hand videos, figures only):", lines)
+        report("Pose, video mode on every frame decoded by VisionTasks (hand videos, chaotic in MediaPipe too):", lines)
+        print("hand videos: \(total.ourPoses) poses found, MediaPipe \(total.referencePoses)")
         XCTAssertGreaterThanOrEqual(total.frames, 600)
         XCTAssertGreaterThanOrEqual(total.sameCountFraction, 0.80, "frames with the same number of poses")
-        XCTAssertLessThanOrEqual(total.meanDistance, 0.05, "mean landmark distance")
+        XCTAssertLessThanOrEqual(total.meanDistance, 0.08, "mean landmark distance")
+        let poses = Double(total.ourPoses) / Double(max(1, total.referencePoses))
+        XCTAssertGreaterThanOrEqual(poses, 0.85, "poses found in total, relative to MediaPipe (tracking adds poses)")
+        XCTAssertLessThanOrEqual(poses, 1.25, "poses found in total, relative to MediaPipe")
     }
 
     private static func isHandVideo(_ name: String) -> Bool {

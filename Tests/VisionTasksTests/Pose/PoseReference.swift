@@ -161,6 +161,9 @@ struct MaskSummary {
 struct PoseFigures {
     var frames = 0
     var sameCount = 0
+    /// Poses found in all frames, by us and by MediaPipe.
+    var ourPoses = 0
+    var referencePoses = 0
     var pairedPoses = 0
     var distanceSum = 0.0
     var maxDistance = 0.0
@@ -174,6 +177,8 @@ struct PoseFigures {
     mutating func add(_ comparison: PoseComparison) {
         frames += 1
         if comparison.sameCount { sameCount += 1 }
+        ourPoses += comparison.ourCount
+        referencePoses += comparison.referenceCount
         for pair in comparison.pairs {
             pairedPoses += 1
             distanceSum += pair.meanDistance
