@@ -50,7 +50,7 @@ public final class HandLandmarker: @unchecked Sendable {
     public let runningMode: RunningMode
 
     private let runner: VisionTaskRunner<MPImage, HandLandmarkerResult>
-    private let relay: DelegateRelay
+    private let relay: LiveStreamDelegateRelay<HandLandmarker, HandLandmarkerResult>
 
     /// A landmarker in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -65,45 +65,31 @@ public final class HandLandmarker: @unchecked Sendable {
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: HandLandmarkerOptions) throws {
         let options = options.copy()
-        let configuration = try options.graphConfiguration(
-            threadCount: ProcessInfo.processInfo.activeProcessorCount)
+        let configuration = try options.validatedHandSettings()
         let delegate = options.handLandmarkerLiveStreamDelegate
-        try VisionTaskRunner<MPImage, HandLandmarkerResult>.validate(
-            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
-        let asset = try ModelAsset(baseOptions: options.baseOptions)
-        let graph = try HandLandmarkerGraph(asset: asset, configuration: configuration)
-        let relay = DelegateRelay(delegate: delegate)
-        self.relay = relay
-        self.runningMode = options.runningMode
-        var handler: VisionTaskRunner<MPImage, HandLandmarkerResult>.ResultHandler?
-        if delegate != nil {
-            handler = { result in relay.deliver(result) }
+        let setup = try VisionTaskSetup(
+            baseOptions: options.baseOptions, runningMode: options.runningMode,
+            hasLiveStreamDelegate: delegate != nil, threadCount: options.threadCount)
+        let graph = try HandLandmarkerGraph(
+            asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
+        runningMode = options.runningMode
+        relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, landmarker, result in
+            delegate.handLandmarker(
+                landmarker, didFinishDetection: result.value,
+                timestampInMilliseconds: result.timestampInMilliseconds, error: result.error)
         }
-        runner = try VisionTaskRunner<MPImage, HandLandmarkerResult>(
-            runningMode: options.runningMode, taskName: "Hand landmarker", resultHandler: handler,
-            work: { image, frame in try HandLandmarker.process(image, frame: frame, graph: graph) })
-        relay.owner = self
-    }
-
-    /// One image or frame through the graph, as a result (every error a `TasksError`).
-    private static func process(
-        _ image: MPImage, frame: VisionTaskRunner<MPImage, HandLandmarkerResult>.Frame,
-        graph: HandLandmarkerGraph
-    ) throws -> HandLandmarkerResult {
-        do {
-            let pixels = try HandLandmarkerGraph.pixels(of: image)
-            let hands = try ImagePixels.withPixels(of: pixels) { view in
-                try graph.process(view, tracksAcrossFrames: frame.tracksAcrossFrames)
+        runner = try VisionTaskRunner(
+            runningMode: options.runningMode, taskName: "Hand landmarker", resultHandler: relay.resultHandler
+        ) { image, frame in
+            let hands = try ImagePixels.withUprightPixels(of: image) { pixels in
+                try graph.process(pixels, tracksAcrossFrames: frame.tracksAcrossFrames)
             }
             return HandLandmarkerResult(
                 landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
                 handedness: hands.map { [$0.handedness] },
-                timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
-        } catch let error as TasksError {
-            throw error
-        } catch {
-            throw TasksError.internalError("Hand landmarker: \(error)")
+                timestampInMilliseconds: frame.resultTimestampInMilliseconds)
         }
+        relay.attach(self)
     }
 
     // MARK: - MediaPipe's methods
@@ -155,29 +141,5 @@ public final class HandLandmarker: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
-    }
-}
-
-/// Forwards live-stream results to the (weakly held) delegate, with the landmarker as sender.
-private final class DelegateRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var delegate: (any HandLandmarkerLiveStreamDelegate)?
-    private weak var _owner: HandLandmarker?
-
-    init(delegate: (any HandLandmarkerLiveStreamDelegate)?) {
-        self.delegate = delegate
-    }
-
-    var owner: HandLandmarker? {
-        get { lock.withLock { _owner } }
-        set { lock.withLock { _owner = newValue } }
-    }
-
-    func deliver(_ result: LiveStreamResult<HandLandmarkerResult>) {
-        let (owner, delegate) = lock.withLock { (self._owner, self.delegate) }
-        guard let owner, let delegate else { return }
-        delegate.handLandmarker(
-            owner, didFinishDetection: result.value, timestampInMilliseconds: result.timestampInMilliseconds,
-            error: result.error)
     }
 }

@@ -39,7 +39,7 @@ public final class PoseLandmarker: @unchecked Sendable {
     public let runningMode: RunningMode
 
     private let runner: VisionTaskRunner<MPImage, PoseLandmarkerResult>
-    private let relay: DelegateRelay
+    private let relay: LiveStreamDelegateRelay<PoseLandmarker, PoseLandmarkerResult>
 
     /// A landmarker in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -54,41 +54,29 @@ public final class PoseLandmarker: @unchecked Sendable {
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: PoseLandmarkerOptions) throws {
         let options = options.copy()
-        try options.validate()
+        let configuration = try options.validatedPoseSettings()
         let delegate = options.poseLandmarkerLiveStreamDelegate
-        try VisionTaskRunner<MPImage, PoseLandmarkerResult>.validate(
-            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
-        let asset = try ModelAsset(baseOptions: options.baseOptions)
+        let setup = try VisionTaskSetup(
+            baseOptions: options.baseOptions, runningMode: options.runningMode,
+            hasLiveStreamDelegate: delegate != nil, threadCount: nil)
         let graph = try PoseLandmarkerGraph(
-            asset: asset,
-            configuration: .init(
-                numPoses: options.numPoses,
-                minPoseDetectionConfidence: options.minPoseDetectionConfidence,
-                minPosePresenceConfidence: options.minPosePresenceConfidence,
-                minTrackingConfidence: options.minTrackingConfidence,
-                outputSegmentationMasks: options.outputSegmentationMasks,
-                threadCount: ProcessInfo.processInfo.activeProcessorCount))
-        let relay = DelegateRelay(delegate: delegate)
-        self.relay = relay
-        self.runningMode = options.runningMode
-        var handler: VisionTaskRunner<MPImage, PoseLandmarkerResult>.ResultHandler?
-        if delegate != nil {
-            handler = { @Sendable result in relay.deliver(result) }
+            asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
+        runningMode = options.runningMode
+        relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, landmarker, result in
+            delegate.poseLandmarker(
+                landmarker, didFinishDetection: result.value,
+                timestampInMilliseconds: result.timestampInMilliseconds, error: result.error)
         }
-        runner = try VisionTaskRunner<MPImage, PoseLandmarkerResult>(
-            runningMode: options.runningMode, taskName: "Pose landmarker", resultHandler: handler,
-            work: { image, frame in
-                do {
-                    return try graph.process(
-                        image, tracksAcrossFrames: frame.tracksAcrossFrames,
-                        timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
-                } catch let error as TasksError {
-                    throw error
-                } catch {
-                    throw TasksError.internalError("Pose landmarker: \(error)")
-                }
-            })
-        relay.owner = self
+        runner = try VisionTaskRunner(
+            runningMode: options.runningMode, taskName: "Pose landmarker", resultHandler: relay.resultHandler
+        ) { image, frame in
+            try ImagePixels.withUprightPixels(of: image) { pixels in
+                try graph.process(
+                    pixels, tracksAcrossFrames: frame.tracksAcrossFrames,
+                    timestampInMilliseconds: frame.resultTimestampInMilliseconds)
+            }
+        }
+        relay.attach(self)
     }
 
     // MARK: - MediaPipe's methods
@@ -140,32 +128,5 @@ public final class PoseLandmarker: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
-    }
-}
-
-/// Forwards live-stream results to the (weakly held) delegate, with the landmarker as sender.
-private final class DelegateRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var delegate: (any PoseLandmarkerLiveStreamDelegate)?
-    private weak var _owner: PoseLandmarker?
-
-    init(delegate: (any PoseLandmarkerLiveStreamDelegate)?) {
-        self.delegate = delegate
-    }
-
-    var owner: PoseLandmarker? {
-        get { lock.withLock { _owner } }
-        set { lock.withLock { _owner = newValue } }
-    }
-
-    func deliver(_ result: LiveStreamResult<PoseLandmarkerResult>) {
-        lock.lock()
-        let owner: PoseLandmarker? = _owner
-        let delegate: (any PoseLandmarkerLiveStreamDelegate)? = self.delegate
-        lock.unlock()
-        guard let owner, let delegate else { return }
-        delegate.poseLandmarker(
-            owner, didFinishDetection: result.value, timestampInMilliseconds: result.timestampInMilliseconds,
-            error: result.error)
     }
 }
