@@ -27,6 +27,11 @@ import Foundation
 ///   reach the options' `gestureRecognizerLiveStreamDelegate` and `liveStreamResults()`. A
 ///   frame that arrives while the previous one is still being processed is dropped.
 ///
+/// In Swift concurrency, `try await recognize(image)` and
+/// `try await recognize(frame, timestampInMilliseconds:)` do the image- and video-mode work
+/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
+/// live-stream results.
+///
 /// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
 /// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
 /// time.
@@ -117,17 +122,25 @@ public final class GestureRecognizer: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread.
-    public func recognize(image: MPImage) async throws -> GestureRecognizerResult {
+    /// Image mode, without blocking the caller's thread:
+    /// `let result = try await recognizer.recognize(image)`.
+    ///
+    /// The Swift-concurrency forms have no first argument label so that they never share a
+    /// name with MediaPipe's synchronous methods: were this `recognize(image:) async`, Swift
+    /// would prefer it inside every `async` function, and MediaPipe guide code such as
+    /// `let result = try recognizer.recognize(image: image)` would stop compiling there without
+    /// `await`. `recognize(image:)` always means the synchronous call; `recognize(_:)` is the
+    /// awaitable one, and with a timestamp (`recognize(_:timestampInMilliseconds:)`) its
+    /// video-mode sibling.
+    public func recognize(_ image: MPImage) async throws -> GestureRecognizerResult {
         try await runner.processImageAsync(image)
     }
 
-    /// Video mode, without blocking the caller's thread. Await each frame before sending the
-    /// next one.
-    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws
-        -> GestureRecognizerResult
-    {
-        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    /// Video mode, without blocking the caller's thread:
+    /// `let result = try await recognizer.recognize(frame, timestampInMilliseconds: t)`. Await each
+    /// frame before sending the next one. (Unlabeled for the reason given at `recognize(_:)`.)
+    public func recognize(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> GestureRecognizerResult {
+        try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }
 
     /// Live-stream mode: the results of the frames sent after this call, as an async

@@ -27,6 +27,11 @@ import Foundation
 ///   reach the options' `handLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
 ///   frame that arrives while the previous one is still being processed is dropped.
 ///
+/// In Swift concurrency, `try await detect(image)` and
+/// `try await detect(frame, timestampInMilliseconds:)` do the image- and video-mode work
+/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
+/// live-stream results.
+///
 /// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
 /// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
 /// time.
@@ -116,15 +121,25 @@ public final class HandLandmarker: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread.
-    public func detect(image: MPImage) async throws -> HandLandmarkerResult {
+    /// Image mode, without blocking the caller's thread:
+    /// `let result = try await landmarker.detect(image)`.
+    ///
+    /// The Swift-concurrency forms have no first argument label so that they never share a
+    /// name with MediaPipe's synchronous methods: were this `detect(image:) async`, Swift
+    /// would prefer it inside every `async` function, and MediaPipe guide code such as
+    /// `let result = try landmarker.detect(image: image)` would stop compiling there without
+    /// `await`. `detect(image:)` always means the synchronous call; `detect(_:)` is the
+    /// awaitable one, and with a timestamp (`detect(_:timestampInMilliseconds:)`) its
+    /// video-mode sibling.
+    public func detect(_ image: MPImage) async throws -> HandLandmarkerResult {
         try await runner.processImageAsync(image)
     }
 
-    /// Video mode, without blocking the caller's thread. Await each frame before sending the
-    /// next one.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
-        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    /// Video mode, without blocking the caller's thread:
+    /// `let result = try await landmarker.detect(frame, timestampInMilliseconds: t)`. Await each
+    /// frame before sending the next one. (Unlabeled for the reason given at `detect(_:)`.)
+    public func detect(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
+        try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }
 
     /// Live-stream mode: the results of the frames sent after this call, as an async
