@@ -6,8 +6,11 @@
 /// - `liveStream`: frames from a camera, `detectAsync(image:timestampInMilliseconds:)`;
 ///   results reach the live-stream delegate; frames that arrive while one is in work are dropped.
 public enum RunningMode: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// Independent images: `detect(image:)`, `recognize(image:)`.
     case image
+    /// The frames of one video, with increasing timestamps: `detect(videoFrame:timestampInMilliseconds:)`.
     case video
+    /// Camera frames, results delivered to a delegate: `detectAsync(image:timestampInMilliseconds:)`.
     case liveStream
 
     public var description: String {

@@ -94,6 +94,7 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
         set { lock.withLock { _threadCount = newValue } }
     }
 
+    /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); base and classifier options

@@ -75,6 +75,7 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
         set { lock.withLock { _threadCount = newValue } }
     }
 
+    /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); the base options are copied

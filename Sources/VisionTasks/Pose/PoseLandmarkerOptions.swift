@@ -79,6 +79,7 @@ public final class PoseLandmarkerOptions: @unchecked Sendable {
         set { lock.withLock { _delegate = newValue } }
     }
 
+    /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); the base options are copied
