@@ -15,12 +15,15 @@ public final class Interpreter {
         /// Threads that work on each operator (the calling thread included). Default: all cores.
         public var threadCount: Int
 
+        /// Options with `threadCount` threads (default: one per active processor).
         public init(threadCount: Int = ProcessInfo.processInfo.activeProcessorCount) {
             self.threadCount = threadCount
         }
     }
 
+    /// The model the interpreter runs.
     public let model: Model
+    /// The options it was created with.
     public let options: Options
 
     private let arena: AlignedBuffer
@@ -59,7 +62,9 @@ public final class Interpreter {
         try self.init(model: Model(contentsOf: URL(fileURLWithPath: modelPath)), options: options)
     }
 
+    /// The number of model inputs.
     public var inputTensorCount: Int { model.inputs.count }
+    /// The number of model outputs.
     public var outputTensorCount: Int { model.outputs.count }
 
     /// A copy of input `index` (name, shape, type and current data).

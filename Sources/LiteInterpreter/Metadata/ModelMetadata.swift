@@ -2,10 +2,15 @@
 /// `metadata_schema.fbs`, identifier "M001"): names, descriptions, input normalisation and
 /// the files (labels) packed in the zip archive appended to the model.
 public struct ModelMetadata: Sendable, Equatable {
+    /// The model's name.
     public var name: String?
+    /// What the model does.
     public var description: String?
+    /// The model's version.
     public var version: String?
+    /// Who made the model.
     public var author: String?
+    /// The model's licence.
     public var license: String?
     /// The oldest metadata parser version that understands this metadata.
     public var minParserVersion: String?
@@ -16,6 +21,7 @@ public struct ModelMetadata: Sendable, Equatable {
     /// Files attached to the model or its subgraph (tensor files are on the tensors).
     public var associatedFiles: [AssociatedFile]
 
+    /// Metadata from its parts.
     public init(name: String? = nil, description: String? = nil, version: String? = nil,
                 author: String? = nil, license: String? = nil, minParserVersion: String? = nil,
                 inputTensors: [TensorMetadata] = [], outputTensors: [TensorMetadata] = [],
@@ -34,7 +40,9 @@ public struct ModelMetadata: Sendable, Equatable {
 
 /// Metadata of one input or output tensor.
 public struct TensorMetadata: Sendable, Equatable {
+    /// The tensor's name in the metadata (may differ from the model's tensor name).
     public var name: String?
+    /// What the tensor holds.
     public var description: String?
     /// How raw values are mapped to the model's input: `(value - mean[c]) / std[c]`.
     public var normalization: NormalizationParameters?
@@ -44,6 +52,7 @@ public struct TensorMetadata: Sendable, Equatable {
     /// `global_score_threshold`), or nil when the tensor has none.
     public var scoreThreshold: Float?
 
+    /// Tensor metadata from its parts.
     public init(name: String? = nil, description: String? = nil,
                 normalization: NormalizationParameters? = nil, associatedFiles: [AssociatedFile] = [],
                 scoreThreshold: Float? = nil) {
@@ -57,9 +66,12 @@ public struct TensorMetadata: Sendable, Equatable {
 
 /// Input normalisation: `normalized = (value - mean) / std`, per channel (one value = all channels).
 public struct NormalizationParameters: Sendable, Equatable {
+    /// Per-channel means (one value for all channels).
     public var mean: [Float]
+    /// Per-channel standard deviations (one value for all channels).
     public var std: [Float]
 
+    /// Parameters from their parts.
     public init(mean: [Float], std: [Float]) {
         self.mean = mean
         self.std = std
@@ -70,13 +82,21 @@ public struct NormalizationParameters: Sendable, Equatable {
 public struct AssociatedFile: Sendable, Equatable {
     /// What the file holds (`AssociatedFileType`).
     public enum Kind: Sendable, Equatable {
+        /// `UNKNOWN`.
         case unknown
+        /// `DESCRIPTIONS`: descriptions of the model or its tensors.
         case descriptions
+        /// `TENSOR_AXIS_LABELS`: one label per line for the classes along a tensor axis.
         case tensorAxisLabels
+        /// `TENSOR_VALUE_LABELS`: labels for a tensor's values (e.g. segmentation classes).
         case tensorValueLabels
+        /// `TENSOR_AXIS_SCORE_CALIBRATION`: score calibration parameters per class.
         case tensorAxisScoreCalibration
+        /// `VOCABULARY`: a tokenizer's vocabulary.
         case vocabulary
+        /// `SCANN_INDEX_FILE`: a ScaNN search index.
         case scannIndexFile
+        /// A type code this library has no name for.
         case other(code: Int)
 
         init(code: Int) {
@@ -93,11 +113,16 @@ public struct AssociatedFile: Sendable, Equatable {
         }
     }
 
+    /// The file's name in the archive, e.g. `labels.txt`.
     public var name: String
+    /// What the file holds, in words.
     public var description: String?
+    /// What the file holds.
     public var kind: Kind
+    /// The language of the file's text (labels in several languages come as several files).
     public var locale: String?
 
+    /// A file description from its parts.
     public init(name: String, description: String? = nil, kind: Kind = .unknown, locale: String? = nil) {
         self.name = name
         self.description = description

@@ -1,14 +1,24 @@
 /// The element type of a tensor, as TensorFlow Lite's `TensorType` names it.
 public enum TensorDataType: Sendable, Hashable, CustomStringConvertible {
+    /// 32-bit float (the only type this interpreter computes in).
     case float32
+    /// 16-bit float.
     case float16
+    /// 64-bit float.
     case float64
+    /// Signed 8-bit integer.
     case int8
+    /// Unsigned 8-bit integer.
     case uint8
+    /// Signed 16-bit integer.
     case int16
+    /// Signed 32-bit integer.
     case int32
+    /// Signed 64-bit integer.
     case int64
+    /// Boolean.
     case bool
+    /// String (TensorFlow Lite's packed string format).
     case string
     /// A type code this library has no name for.
     case other(code: Int)

@@ -1,20 +1,30 @@
 /// An 8-bit RGB colour.
 public struct RGBColor: Sendable, Hashable {
+    /// Red, 0...255.
     public var red: UInt8
+    /// Green, 0...255.
     public var green: UInt8
+    /// Blue, 0...255.
     public var blue: UInt8
 
+    /// A colour from its components.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
         self.blue = blue
     }
 
+    /// White.
     public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    /// Black.
     public static let black = RGBColor(red: 0, green: 0, blue: 0)
+    /// A clear red, for landmarks.
     public static let red = RGBColor(red: 230, green: 40, blue: 40)
+    /// A clear green.
     public static let green = RGBColor(red: 40, green: 200, blue: 60)
+    /// A clear blue.
     public static let blue = RGBColor(red: 40, green: 90, blue: 230)
+    /// A clear yellow.
     public static let yellow = RGBColor(red: 250, green: 210, blue: 30)
 }
 

@@ -33,6 +33,7 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong.
     public var reason: Reason
 
+    /// An error about `source` (a file path or a description such as `<data>`).
     public init(source: String, reason: Reason) {
         self.source = source
         self.reason = reason

@@ -4,7 +4,9 @@ import Foundation
 public struct DecodedImage: Sendable {
     /// The container the pixels came from.
     public enum Container: String, Sendable {
+        /// JPEG (baseline or progressive).
         case jpeg
+        /// PNG.
         case png
     }
 

@@ -6,7 +6,9 @@ import Foundation
 public enum ImageEncoder {
     /// File formats the encoder writes.
     public enum Format: String, Sendable {
+        /// PNG, lossless.
         case png
+        /// JPEG, lossy.
         case jpeg
 
         /// The format for a file name's extension (`.png`, `.jpg`, `.jpeg`), or nil.

@@ -7,7 +7,7 @@ public enum ImageLimits {
     public static let maxPixels = 1 << 28
 
     /// Throws `MediaError.Reason.tooLarge` (or `.invalidArgument` for non-positive sizes).
-    public static func validate(width: Int, height: Int, source: String) throws(MediaError) {
+    package static func validate(width: Int, height: Int, source: String) throws(MediaError) {
         guard width > 0, height > 0 else {
             throw MediaError(source: source, reason: .invalidArgument("dimensions \(width)x\(height) must be positive"))
         }

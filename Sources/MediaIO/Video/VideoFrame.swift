@@ -10,8 +10,9 @@ public struct VideoFrame: Sendable {
 
 /// What a video file declares about its video stream.
 public struct VideoInfo: Sendable, Equatable {
-    /// Frame width and height in pixels.
+    /// Frame width in pixels.
     public var width: Int
+    /// Frame height in pixels.
     public var height: Int
     /// Frames per second as FFmpeg guesses it (`av_guess_frame_rate`, as OpenCV reports it);
     /// 0 when unknown.

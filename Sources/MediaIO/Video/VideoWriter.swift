@@ -12,8 +12,9 @@ public final class VideoWriter {
     public let path: String
     /// The encoder in use (`libx264` or `mpeg4`).
     public let codecName: String
-    /// Frame size accepted by `append`.
+    /// Frame width accepted by `append`.
     public let width: Int
+    /// Frame height accepted by `append`.
     public let height: Int
 
     private var output: UnsafeMutablePointer<AVFormatContext>?

@@ -19,19 +19,19 @@ import Foundation
 /// Differences from MediaPipe: MediaPipe's C++ `ModelAssetBundleResources` keeps the file mapped and
 /// hands out views; this type reads the members (a few MB for the known bundles) into memory once,
 /// so a value is immutable and `Sendable`. Nested bundles are parsed when asked for.
-public struct TaskBundle: Sendable {
+package struct TaskBundle: Sendable {
     /// Caps that protect against damaged or malicious archives.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The largest member, uncompressed (default 512 MiB; MediaPipe's models are a few MB).
-        public var maximumMemberSize: UInt64
+        package var maximumMemberSize: UInt64
         /// The largest total of all members of one bundle, uncompressed (default 1 GiB).
-        public var maximumTotalSize: UInt64
+        package var maximumTotalSize: UInt64
         /// The most members in one archive (default 10 000).
-        public var maximumMemberCount: Int
+        package var maximumMemberCount: Int
         /// How deep bundles may be nested in one another (default 4).
-        public var maximumNesting: Int
+        package var maximumNesting: Int
 
-        public init(
+        package init(
             maximumMemberSize: UInt64 = 512 << 20, maximumTotalSize: UInt64 = 1 << 30,
             maximumMemberCount: Int = 10_000, maximumNesting: Int = 4
         ) {
@@ -44,23 +44,23 @@ public struct TaskBundle: Sendable {
 
     /// The bundle's name in error messages: its file path, `bytes` for `init(bytes:)`, or
     /// `outer/inner.task` for a nested bundle.
-    public let name: String
+    package let name: String
     /// The names of this bundle's own members, in archive order (not those of nested bundles).
-    public let memberNames: [String]
+    package let memberNames: [String]
     /// The limits this bundle was read with (nested bundles use them too).
-    public let limits: Limits
+    package let limits: Limits
     private let members: [String: [UInt8]]
     private let depth: Int
 
     /// Reads the bundle at `url`.
-    public init(contentsOf url: URL, limits: Limits = Limits()) throws {
+    package init(contentsOf url: URL, limits: Limits = Limits()) throws {
         try self.init(fileURL: url, name: url.path, limits: limits, depth: 0)
     }
 
     /// Reads a bundle from its bytes (e.g. a `.task` embedded in an app's resources).
     /// `name` is used in error messages. The bytes are written to a temporary file while they are
     /// read (ZIPFoundation reads untrusted archives safely only from files), then it is removed.
-    public init(bytes: [UInt8], name: String = "bytes", limits: Limits = Limits()) throws {
+    package init(bytes: [UInt8], name: String = "bytes", limits: Limits = Limits()) throws {
         try self.init(bytes: bytes, name: name, limits: limits, depth: 0)
     }
 
@@ -93,7 +93,7 @@ public struct TaskBundle: Sendable {
     }
 
     /// Whether this bundle itself (not a nested one) has a member of this name.
-    public func hasMember(named name: String) -> Bool {
+    package func hasMember(named name: String) -> Bool {
         members[name] != nil
     }
 
@@ -102,14 +102,14 @@ public struct TaskBundle: Sendable {
     ///
     /// - Throws: `TaskBundleError.missingMember` naming the member and this bundle when no bundle
     ///   has it; the error of a nested bundle that cannot be read.
-    public func member(named name: String) throws -> [UInt8] {
+    package func member(named name: String) throws -> [UInt8] {
         if let bytes = try find(name) { return bytes }
         throw TaskBundleError.missingMember(name: name, bundle: self.name)
     }
 
     /// The nested bundle stored as member `name` (e.g. `hand_landmarker.task` inside
     /// `gesture_recognizer.task`). Only this bundle's own members are searched.
-    public func bundle(named name: String) throws -> TaskBundle {
+    package func bundle(named name: String) throws -> TaskBundle {
         guard let bytes = members[name] else {
             throw TaskBundleError.missingMember(name: name, bundle: self.name)
         }

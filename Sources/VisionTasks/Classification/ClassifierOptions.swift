@@ -57,6 +57,7 @@ public final class ClassifierOptions: @unchecked Sendable {
         set { lock.withLock { _categoryDenylist = newValue } }
     }
 
+    /// MediaPipe's defaults: every class, no threshold, no lists.
     public init() {}
 
     /// Options with the given values.

@@ -6,6 +6,7 @@ public struct Connection: Sendable, Hashable, Codable {
     /// Index of the second landmark.
     public let end: Int
 
+    /// A connection from `start` to `end`.
     public init(start: Int, end: Int) {
         self.start = start
         self.end = end

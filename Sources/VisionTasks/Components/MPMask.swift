@@ -7,6 +7,7 @@ public enum MaskDataType: Int, Sendable, Hashable, Codable, CustomStringConverti
     /// One float per pixel, normally 0...1.
     case float32
 
+    /// "uint8" or "float32", the names the JSON form uses.
     public var description: String { self == .uInt8 ? "uint8" : "float32" }
 }
 
@@ -163,3 +164,7 @@ public struct MPMask: Sendable, Hashable, Codable, CustomStringConvertible {
         try c.encode(data.base64EncodedString(), forKey: .data)
     }
 }
+
+/// MediaPipe iOS's Swift name for `MPMask` (`MPPMask` is `Mask` in Swift), so that code written
+/// against it, e.g. `let mask: Mask = result.segmentationMasks[0]`, ports unchanged.
+public typealias Mask = MPMask

@@ -7,6 +7,7 @@ public struct LiveStreamResult<Value: Sendable>: Sendable {
     /// The result, or the error processing the frame raised.
     public let outcome: Result<Value, TasksError>
 
+    /// A result from its parts.
     public init(timestampInMilliseconds: Int, outcome: Result<Value, TasksError>) {
         self.timestampInMilliseconds = timestampInMilliseconds
         self.outcome = outcome

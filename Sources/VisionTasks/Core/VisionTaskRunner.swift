@@ -17,7 +17,8 @@ import Foundation
 ///   timestamp order.
 ///
 /// Calls may come from any thread; the work is never run concurrently with itself, so it can
-/// keep per-task state (trackers, filters) without its own locks.
+/// keep per-task state (trackers, filters) without its own locks. Whatever the work throws
+/// reaches the caller (or the live-stream results) as a `TasksError`.
 package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     /// What the work needs to know about the frame.
     package struct Frame: Sendable {
@@ -27,6 +28,9 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         /// Whether regions may be tracked from the previous frame (video and live stream, as
         /// MediaPipe's `use_stream_mode`).
         package var tracksAcrossFrames: Bool { mode != .image }
+        /// The timestamp the frame's result carries: the frame's, 0 in image mode (as in
+        /// MediaPipe).
+        package var resultTimestampInMilliseconds: Int { timestampInMilliseconds ?? 0 }
     }
 
     package typealias Work = (Input, Frame) throws -> Output
@@ -54,35 +58,19 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
     private let workerQueue: DispatchQueue
     private let callbackQueue: DispatchQueue
 
-    /// Checks MediaPipe's delegate rule: live stream needs a result delegate, image and video
-    /// must not have one (messages as MediaPipe's `MPPVisionTaskRunner`).
-    package static func validate(runningMode: RunningMode, hasLiveStreamDelegate: Bool) throws {
-        switch runningMode {
-        case .image, .video:
-            if hasLiveStreamDelegate {
-                throw TasksError.invalidArgument(
-                    "The vision task is in image or video mode. The delegate must not be set in the task's options.")
-            }
-        case .liveStream:
-            if !hasLiveStreamDelegate {
-                throw TasksError.invalidArgument(
-                    "The vision task is in live stream mode. An object must be set as the delegate of the task in its options to ensure asynchronous delivery of results.")
-            }
-        }
-    }
-
     /// - Parameters:
     ///   - runningMode: the task's mode, fixed for its lifetime.
     ///   - taskName: used in queue labels.
     ///   - resultHandler: live stream only: called on the runner's serial callback queue with
     ///     each result (typically forwarding to the task's delegate). Required in live-stream
-    ///     mode and refused in the others (`validate`).
-    ///   - work: the per-frame processing.
+    ///     mode and refused in the others (`RunningMode.checkLiveStreamDelegate`).
+    ///   - work: the per-frame processing. An error that is not a `TasksError` reaches the
+    ///     caller as `TasksError.internalError` naming the task.
     package init(
         runningMode: RunningMode, taskName: String, resultHandler: ResultHandler? = nil,
         work: @escaping Work
     ) throws {
-        try Self.validate(runningMode: runningMode, hasLiveStreamDelegate: resultHandler != nil)
+        try runningMode.checkLiveStreamDelegate(isSet: resultHandler != nil)
         self.runningMode = runningMode
         self.taskName = taskName
         self.resultHandler = resultHandler
@@ -103,16 +91,7 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
             case .liveStream: name = "live stream"
             }
             throw TasksError.invalidArgument(
-                "The vision task is not initialized with \(name) mode. Current Running Mode: \(Self.displayName(runningMode))")
-        }
-    }
-
-    /// MediaPipe's `MPPRunningModeDisplayName`.
-    package static func displayName(_ mode: RunningMode) -> String {
-        switch mode {
-        case .image: return "Image"
-        case .video: return "Video"
-        case .liveStream: return "Live Stream"
+                "The vision task is not initialized with \(name) mode. Current Running Mode: \(runningMode.displayName)")
         }
     }
 
@@ -137,13 +116,25 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         }
     }
 
+    /// Runs the work on one frame (the caller holds `workLock` or is on `workerQueue`). Every
+    /// error leaves as a `TasksError`, as MediaPipe's tasks report only their own errors.
+    private func perform(_ input: Input, _ frame: Frame) throws(TasksError) -> Output {
+        do {
+            return try work(input, frame)
+        } catch let error as TasksError {
+            throw error
+        } catch {
+            throw .internalError("\(taskName): \(error)")
+        }
+    }
+
     // MARK: - Synchronous processing
 
     /// Image mode: processes one independent image.
     package func processImage(_ input: Input) throws -> Output {
         try requireMode(.image)
         return try workLock.withLock {
-            try work(input, Frame(mode: .image, timestampInMilliseconds: nil))
+            try perform(input, Frame(mode: .image, timestampInMilliseconds: nil))
         }
     }
 
@@ -153,7 +144,7 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         try requireMode(.video)
         return try workLock.withLock {
             try acceptTimestamp(timestampInMilliseconds)
-            return try work(input, Frame(mode: .video, timestampInMilliseconds: timestampInMilliseconds))
+            return try perform(input, Frame(mode: .video, timestampInMilliseconds: timestampInMilliseconds))
         }
     }
 
@@ -199,19 +190,10 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
         }
         guard start else { return }
         workerQueue.async { [self] in
-            let outcome: Result<Output, TasksError>
-            do {
-                let output = try workLock.withLock {
-                    try work(
-                        input,
-                        Frame(mode: .liveStream, timestampInMilliseconds: timestampInMilliseconds))
-                }
-                outcome = .success(output)
-            } catch let error as TasksError {
-                outcome = .failure(error)
-            } catch {
-                outcome = .failure(.unknown(String(describing: error)))
-            }
+            let frame = Frame(mode: .liveStream, timestampInMilliseconds: timestampInMilliseconds)
+            workLock.lock()
+            let outcome = Result { () throws(TasksError) -> Output in try perform(input, frame) }
+            workLock.unlock()
             let result = LiveStreamResult(timestampInMilliseconds: timestampInMilliseconds, outcome: outcome)
             // Queue the delivery before accepting the next frame, so results stay in order.
             callbackQueue.async { [self] in deliver(result) }

@@ -6,11 +6,18 @@
 public enum CannedGesture: String, Sendable, CaseIterable, Codable {
     /// No known gesture (the background class).
     case none = "None"
+    /// A closed fist.
     case closedFist = "Closed_Fist"
+    /// An open palm, fingers spread.
     case openPalm = "Open_Palm"
+    /// The index finger pointing up.
     case pointingUp = "Pointing_Up"
+    /// Thumb down.
     case thumbDown = "Thumb_Down"
+    /// Thumb up.
     case thumbUp = "Thumb_Up"
+    /// The victory (V) sign: index and middle finger up.
     case victory = "Victory"
+    /// The "I love you" sign: thumb, index finger and pinky up.
     case iLoveYou = "ILoveYou"
 }

@@ -27,6 +27,11 @@ import Foundation
 ///   reach the options' `gestureRecognizerLiveStreamDelegate` and `liveStreamResults()`. A
 ///   frame that arrives while the previous one is still being processed is dropped.
 ///
+/// In Swift concurrency, `try await recognize(image)` and
+/// `try await recognize(frame, timestampInMilliseconds:)` do the image- and video-mode work
+/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
+/// live-stream results.
+///
 /// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
 /// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
 /// time.
@@ -35,7 +40,7 @@ public final class GestureRecognizer: @unchecked Sendable {
     public let runningMode: RunningMode
 
     private let runner: VisionTaskRunner<MPImage, GestureRecognizerResult>
-    private let relay: DelegateRelay
+    private let relay: LiveStreamDelegateRelay<GestureRecognizer, GestureRecognizerResult>
 
     /// A recognizer in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -52,61 +57,45 @@ public final class GestureRecognizer: @unchecked Sendable {
     /// `.unimplemented` for the GPU.
     public init(options: GestureRecognizerOptions) throws {
         let options = options.copy()
-        let configuration = try options.graphConfiguration(
-            threadCount: ProcessInfo.processInfo.activeProcessorCount)
+        let configuration = try options.validatedHandSettings()
         let canned = options.cannedGesturesClassifierOptions?.settings
         let custom = options.customGesturesClassifierOptions?.settings
         try canned?.validate("cannedGesturesClassifierOptions")
         try custom?.validate("customGesturesClassifierOptions")
         let delegate = options.gestureRecognizerLiveStreamDelegate
-        try VisionTaskRunner<MPImage, GestureRecognizerResult>.validate(
-            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
-        let asset = try ModelAsset(baseOptions: options.baseOptions)
-        let hands = try HandLandmarkerGraph(asset: asset, configuration: configuration)
-        let gestures = try HandGestureRecognizerGraph(
-            asset: asset, cannedOptions: canned, customOptions: custom)
-        let relay = DelegateRelay(delegate: delegate)
-        self.relay = relay
-        self.runningMode = options.runningMode
-        var handler: VisionTaskRunner<MPImage, GestureRecognizerResult>.ResultHandler?
-        if delegate != nil {
-            handler = { result in relay.deliver(result) }
+        let setup = try VisionTaskSetup(
+            baseOptions: options.baseOptions, runningMode: options.runningMode,
+            hasLiveStreamDelegate: delegate != nil, threadCount: options.threadCount)
+        let handGraph = try HandLandmarkerGraph(
+            asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
+        let gestureGraph = try HandGestureRecognizerGraph(
+            asset: setup.asset, cannedOptions: canned, customOptions: custom)
+        runningMode = options.runningMode
+        relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, recognizer, result in
+            delegate.gestureRecognizer(
+                recognizer, didFinishRecognition: result.value,
+                timestampInMilliseconds: result.timestampInMilliseconds, error: result.error)
         }
-        runner = try VisionTaskRunner<MPImage, GestureRecognizerResult>(
-            runningMode: options.runningMode, taskName: "Gesture recognizer", resultHandler: handler,
-            work: { image, frame in
-                try GestureRecognizer.process(image, frame: frame, hands: hands, gestures: gestures)
-            })
-        relay.owner = self
-    }
-
-    /// One image or frame through the hand and gesture graphs (every error a `TasksError`).
-    private static func process(
-        _ image: MPImage, frame: VisionTaskRunner<MPImage, GestureRecognizerResult>.Frame,
-        hands handGraph: HandLandmarkerGraph, gestures gestureGraph: HandGestureRecognizerGraph
-    ) throws -> GestureRecognizerResult {
-        do {
-            let pixels = try HandLandmarkerGraph.pixels(of: image)
-            let hands = try ImagePixels.withPixels(of: pixels) { view in
-                try handGraph.process(view, tracksAcrossFrames: frame.tracksAcrossFrames)
-            }
-            var gestures: [[ResultCategory]] = []
-            for hand in hands {
-                if let gesture = try gestureGraph.recognize(
-                    hand, imageWidth: pixels.width, imageHeight: pixels.height)
-                {
-                    gestures.append([gesture])
+        runner = try VisionTaskRunner(
+            runningMode: options.runningMode, taskName: "Gesture recognizer", resultHandler: relay.resultHandler
+        ) { image, frame in
+            try ImagePixels.withUprightPixels(of: image) { pixels in
+                let hands = try handGraph.process(pixels, tracksAcrossFrames: frame.tracksAcrossFrames)
+                var gestures: [[ResultCategory]] = []
+                for hand in hands {
+                    if let gesture = try gestureGraph.recognize(
+                        hand, imageWidth: pixels.width, imageHeight: pixels.height)
+                    {
+                        gestures.append([gesture])
+                    }
                 }
+                return GestureRecognizerResult(
+                    gestures: gestures, handedness: hands.map { [$0.handedness] },
+                    landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
+                    timestampInMilliseconds: frame.resultTimestampInMilliseconds)
             }
-            return GestureRecognizerResult(
-                gestures: gestures, handedness: hands.map { [$0.handedness] },
-                landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
-                timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
-        } catch let error as TasksError {
-            throw error
-        } catch {
-            throw TasksError.internalError("Gesture recognizer: \(error)")
         }
+        relay.attach(self)
     }
 
     // MARK: - MediaPipe's methods
@@ -133,17 +122,25 @@ public final class GestureRecognizer: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread.
-    public func recognize(image: MPImage) async throws -> GestureRecognizerResult {
+    /// Image mode, without blocking the caller's thread:
+    /// `let result = try await recognizer.recognize(image)`.
+    ///
+    /// The Swift-concurrency forms have no first argument label so that they never share a
+    /// name with MediaPipe's synchronous methods: were this `recognize(image:) async`, Swift
+    /// would prefer it inside every `async` function, and MediaPipe guide code such as
+    /// `let result = try recognizer.recognize(image: image)` would stop compiling there without
+    /// `await`. `recognize(image:)` always means the synchronous call; `recognize(_:)` is the
+    /// awaitable one, and with a timestamp (`recognize(_:timestampInMilliseconds:)`) its
+    /// video-mode sibling.
+    public func recognize(_ image: MPImage) async throws -> GestureRecognizerResult {
         try await runner.processImageAsync(image)
     }
 
-    /// Video mode, without blocking the caller's thread. Await each frame before sending the
-    /// next one.
-    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws
-        -> GestureRecognizerResult
-    {
-        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    /// Video mode, without blocking the caller's thread:
+    /// `let result = try await recognizer.recognize(frame, timestampInMilliseconds: t)`. Await each
+    /// frame before sending the next one. (Unlabeled for the reason given at `recognize(_:)`.)
+    public func recognize(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> GestureRecognizerResult {
+        try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }
 
     /// Live-stream mode: the results of the frames sent after this call, as an async
@@ -162,29 +159,5 @@ public final class GestureRecognizer: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
-    }
-}
-
-/// Forwards live-stream results to the (weakly held) delegate, with the recognizer as sender.
-private final class DelegateRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var delegate: (any GestureRecognizerLiveStreamDelegate)?
-    private weak var _owner: GestureRecognizer?
-
-    init(delegate: (any GestureRecognizerLiveStreamDelegate)?) {
-        self.delegate = delegate
-    }
-
-    var owner: GestureRecognizer? {
-        get { lock.withLock { _owner } }
-        set { lock.withLock { _owner = newValue } }
-    }
-
-    func deliver(_ result: LiveStreamResult<GestureRecognizerResult>) {
-        let (owner, delegate) = lock.withLock { (self._owner, self.delegate) }
-        guard let owner, let delegate else { return }
-        delegate.gestureRecognizer(
-            owner, didFinishRecognition: result.value,
-            timestampInMilliseconds: result.timestampInMilliseconds, error: result.error)
     }
 }

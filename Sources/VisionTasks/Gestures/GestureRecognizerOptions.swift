@@ -20,10 +20,7 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
     private let lock = NSLock()
     private var _baseOptions = BaseOptions()
     private var _runningMode = RunningMode.image
-    private var _numHands = 1
-    private var _minHandDetectionConfidence: Float = 0.5
-    private var _minHandPresenceConfidence: Float = 0.5
-    private var _minTrackingConfidence: Float = 0.5
+    private var _hands = HandLandmarkerGraph.Configuration()
     private var _threadCount: Int?
     private var _canned: ClassifierOptions?
     private var _custom: ClassifierOptions?
@@ -46,27 +43,27 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
 
     /// The most hands to find (default 1, must be at least 1).
     public var numHands: Int {
-        get { lock.withLock { _numHands } }
-        set { lock.withLock { _numHands = newValue } }
+        get { lock.withLock { _hands.numHands } }
+        set { lock.withLock { _hands.numHands = newValue } }
     }
 
     /// The palm detector's score threshold, 0...1 (default 0.5).
     public var minHandDetectionConfidence: Float {
-        get { lock.withLock { _minHandDetectionConfidence } }
-        set { lock.withLock { _minHandDetectionConfidence = newValue } }
+        get { lock.withLock { _hands.minHandDetectionConfidence } }
+        set { lock.withLock { _hands.minHandDetectionConfidence = newValue } }
     }
 
     /// The landmark model's hand presence threshold, 0...1 (default 0.5).
     public var minHandPresenceConfidence: Float {
-        get { lock.withLock { _minHandPresenceConfidence } }
-        set { lock.withLock { _minHandPresenceConfidence = newValue } }
+        get { lock.withLock { _hands.minHandPresenceConfidence } }
+        set { lock.withLock { _hands.minHandPresenceConfidence = newValue } }
     }
 
     /// In video and live-stream mode, the overlap (intersection over union) above which a new
     /// palm detection is taken for a hand already tracked, 0...1 (default 0.5).
     public var minTrackingConfidence: Float {
-        get { lock.withLock { _minTrackingConfidence } }
-        set { lock.withLock { _minTrackingConfidence = newValue } }
+        get { lock.withLock { _hands.minTrackingConfidence } }
+        set { lock.withLock { _hands.minTrackingConfidence = newValue } }
     }
 
     /// How the canned classifier's scores become gestures (nil, the default: MediaPipe's
@@ -97,6 +94,7 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
         set { lock.withLock { _threadCount = newValue } }
     }
 
+    /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); base and classifier options
@@ -106,10 +104,7 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
         lock.withLock {
             copy._baseOptions = _baseOptions.copy()
             copy._runningMode = _runningMode
-            copy._numHands = _numHands
-            copy._minHandDetectionConfidence = _minHandDetectionConfidence
-            copy._minHandPresenceConfidence = _minHandPresenceConfidence
-            copy._minTrackingConfidence = _minTrackingConfidence
+            copy._hands = _hands
             copy._threadCount = _threadCount
             copy._canned = _canned?.copy()
             copy._custom = _custom?.copy()
@@ -118,14 +113,10 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
         return copy
     }
 
-    /// The validated hand graph settings (`numHands` ≥ 1, every confidence in 0...1).
-    func graphConfiguration(threadCount: Int) throws -> HandLandmarkerGraph.Configuration {
-        let (numHands, detection, presence, tracking, threads) = lock.withLock {
-            (_numHands, _minHandDetectionConfidence, _minHandPresenceConfidence, _minTrackingConfidence, _threadCount)
-        }
-        return try HandLandmarkerGraph.Configuration.validated(
-            numHands: numHands, minHandDetectionConfidence: detection,
-            minHandPresenceConfidence: presence, minTrackingConfidence: tracking,
-            threadCount: threads ?? threadCount)
+    /// The hand settings, after MediaPipe's checks (`numHands` ≥ 1, every confidence in 0...1).
+    func validatedHandSettings() throws -> HandLandmarkerGraph.Configuration {
+        let hands = lock.withLock { _hands }
+        try hands.validate()
+        return hands
     }
 }

@@ -21,6 +21,7 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
 
+    /// A result from its parts (for tests and for code that builds results itself).
     public init(
         gestures: [[ResultCategory]], handedness: [[ResultCategory]],
         landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
@@ -35,6 +36,7 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case handedness, gestures, landmarks, worldLandmarks }
 
+    /// Decodes the reference files' form (the timestamp becomes 0).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
@@ -44,6 +46,7 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
         timestampInMilliseconds = 0
     }
 
+    /// Encodes the reference files' form (without the timestamp).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(handedness, forKey: .handedness)

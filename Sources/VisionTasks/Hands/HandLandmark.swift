@@ -5,26 +5,47 @@
 /// let tip = result.landmarks[0][HandLandmark.indexFingerTIP.rawValue]
 /// ```
 public enum HandLandmark: Int, Sendable, CaseIterable, Codable {
+    /// The wrist.
     case wrist = 0
+    /// The thumb's carpometacarpal joint, at its base.
     case thumbCMC = 1
+    /// The thumb's metacarpophalangeal joint (its knuckle).
     case thumbMCP = 2
+    /// The thumb's interphalangeal joint.
     case thumbIP = 3
+    /// The thumb's tip.
     case thumbTIP = 4
+    /// The index finger's metacarpophalangeal joint (its knuckle).
     case indexFingerMCP = 5
+    /// The index finger's proximal interphalangeal joint.
     case indexFingerPIP = 6
+    /// The index finger's distal interphalangeal joint.
     case indexFingerDIP = 7
+    /// The index finger's tip.
     case indexFingerTIP = 8
+    /// The middle finger's metacarpophalangeal joint (its knuckle).
     case middleFingerMCP = 9
+    /// The middle finger's proximal interphalangeal joint.
     case middleFingerPIP = 10
+    /// The middle finger's distal interphalangeal joint.
     case middleFingerDIP = 11
+    /// The middle finger's tip.
     case middleFingerTIP = 12
+    /// The ring finger's metacarpophalangeal joint (its knuckle).
     case ringFingerMCP = 13
+    /// The ring finger's proximal interphalangeal joint.
     case ringFingerPIP = 14
+    /// The ring finger's distal interphalangeal joint.
     case ringFingerDIP = 15
+    /// The ring finger's tip.
     case ringFingerTIP = 16
+    /// The pinky's metacarpophalangeal joint (its knuckle).
     case pinkyMCP = 17
+    /// The pinky's proximal interphalangeal joint.
     case pinkyPIP = 18
+    /// The pinky's distal interphalangeal joint.
     case pinkyDIP = 19
+    /// The pinky's tip.
     case pinkyTIP = 20
 
     /// The number of hand landmarks (21).

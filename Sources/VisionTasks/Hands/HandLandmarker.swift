@@ -27,6 +27,11 @@ import Foundation
 ///   reach the options' `handLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
 ///   frame that arrives while the previous one is still being processed is dropped.
 ///
+/// In Swift concurrency, `try await detect(image)` and
+/// `try await detect(frame, timestampInMilliseconds:)` do the image- and video-mode work
+/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
+/// live-stream results.
+///
 /// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
 /// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
 /// time.
@@ -50,7 +55,7 @@ public final class HandLandmarker: @unchecked Sendable {
     public let runningMode: RunningMode
 
     private let runner: VisionTaskRunner<MPImage, HandLandmarkerResult>
-    private let relay: DelegateRelay
+    private let relay: LiveStreamDelegateRelay<HandLandmarker, HandLandmarkerResult>
 
     /// A landmarker in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -65,45 +70,31 @@ public final class HandLandmarker: @unchecked Sendable {
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: HandLandmarkerOptions) throws {
         let options = options.copy()
-        let configuration = try options.graphConfiguration(
-            threadCount: ProcessInfo.processInfo.activeProcessorCount)
+        let configuration = try options.validatedHandSettings()
         let delegate = options.handLandmarkerLiveStreamDelegate
-        try VisionTaskRunner<MPImage, HandLandmarkerResult>.validate(
-            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
-        let asset = try ModelAsset(baseOptions: options.baseOptions)
-        let graph = try HandLandmarkerGraph(asset: asset, configuration: configuration)
-        let relay = DelegateRelay(delegate: delegate)
-        self.relay = relay
-        self.runningMode = options.runningMode
-        var handler: VisionTaskRunner<MPImage, HandLandmarkerResult>.ResultHandler?
-        if delegate != nil {
-            handler = { result in relay.deliver(result) }
+        let setup = try VisionTaskSetup(
+            baseOptions: options.baseOptions, runningMode: options.runningMode,
+            hasLiveStreamDelegate: delegate != nil, threadCount: options.threadCount)
+        let graph = try HandLandmarkerGraph(
+            asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
+        runningMode = options.runningMode
+        relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, landmarker, result in
+            delegate.handLandmarker(
+                landmarker, didFinishDetection: result.value,
+                timestampInMilliseconds: result.timestampInMilliseconds, error: result.error)
         }
-        runner = try VisionTaskRunner<MPImage, HandLandmarkerResult>(
-            runningMode: options.runningMode, taskName: "Hand landmarker", resultHandler: handler,
-            work: { image, frame in try HandLandmarker.process(image, frame: frame, graph: graph) })
-        relay.owner = self
-    }
-
-    /// One image or frame through the graph, as a result (every error a `TasksError`).
-    private static func process(
-        _ image: MPImage, frame: VisionTaskRunner<MPImage, HandLandmarkerResult>.Frame,
-        graph: HandLandmarkerGraph
-    ) throws -> HandLandmarkerResult {
-        do {
-            let pixels = try HandLandmarkerGraph.pixels(of: image)
-            let hands = try ImagePixels.withPixels(of: pixels) { view in
-                try graph.process(view, tracksAcrossFrames: frame.tracksAcrossFrames)
+        runner = try VisionTaskRunner(
+            runningMode: options.runningMode, taskName: "Hand landmarker", resultHandler: relay.resultHandler
+        ) { image, frame in
+            let hands = try ImagePixels.withUprightPixels(of: image) { pixels in
+                try graph.process(pixels, tracksAcrossFrames: frame.tracksAcrossFrames)
             }
             return HandLandmarkerResult(
                 landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
                 handedness: hands.map { [$0.handedness] },
-                timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
-        } catch let error as TasksError {
-            throw error
-        } catch {
-            throw TasksError.internalError("Hand landmarker: \(error)")
+                timestampInMilliseconds: frame.resultTimestampInMilliseconds)
         }
+        relay.attach(self)
     }
 
     // MARK: - MediaPipe's methods
@@ -130,15 +121,25 @@ public final class HandLandmarker: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread.
-    public func detect(image: MPImage) async throws -> HandLandmarkerResult {
+    /// Image mode, without blocking the caller's thread:
+    /// `let result = try await landmarker.detect(image)`.
+    ///
+    /// The Swift-concurrency forms have no first argument label so that they never share a
+    /// name with MediaPipe's synchronous methods: were this `detect(image:) async`, Swift
+    /// would prefer it inside every `async` function, and MediaPipe guide code such as
+    /// `let result = try landmarker.detect(image: image)` would stop compiling there without
+    /// `await`. `detect(image:)` always means the synchronous call; `detect(_:)` is the
+    /// awaitable one, and with a timestamp (`detect(_:timestampInMilliseconds:)`) its
+    /// video-mode sibling.
+    public func detect(_ image: MPImage) async throws -> HandLandmarkerResult {
         try await runner.processImageAsync(image)
     }
 
-    /// Video mode, without blocking the caller's thread. Await each frame before sending the
-    /// next one.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
-        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    /// Video mode, without blocking the caller's thread:
+    /// `let result = try await landmarker.detect(frame, timestampInMilliseconds: t)`. Await each
+    /// frame before sending the next one. (Unlabeled for the reason given at `detect(_:)`.)
+    public func detect(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
+        try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }
 
     /// Live-stream mode: the results of the frames sent after this call, as an async
@@ -155,29 +156,5 @@ public final class HandLandmarker: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
-    }
-}
-
-/// Forwards live-stream results to the (weakly held) delegate, with the landmarker as sender.
-private final class DelegateRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var delegate: (any HandLandmarkerLiveStreamDelegate)?
-    private weak var _owner: HandLandmarker?
-
-    init(delegate: (any HandLandmarkerLiveStreamDelegate)?) {
-        self.delegate = delegate
-    }
-
-    var owner: HandLandmarker? {
-        get { lock.withLock { _owner } }
-        set { lock.withLock { _owner = newValue } }
-    }
-
-    func deliver(_ result: LiveStreamResult<HandLandmarkerResult>) {
-        let (owner, delegate) = lock.withLock { (self._owner, self.delegate) }
-        guard let owner, let delegate else { return }
-        delegate.handLandmarker(
-            owner, didFinishDetection: result.value, timestampInMilliseconds: result.timestampInMilliseconds,
-            error: result.error)
     }
 }

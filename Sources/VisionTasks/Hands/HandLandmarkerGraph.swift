@@ -1,6 +1,5 @@
 import Foundation
 import LiteInterpreter
-import MediaIO
 
 /// MediaPipe's HandLandmarkerGraph (docs/pipelines.md §3, §7): palm detection, the landmark
 /// model on each hand region, duplicate removal and, in video and live-stream mode, region
@@ -9,12 +8,23 @@ import MediaIO
 /// Keeps per-stream state (tracked regions); `VisionTaskRunner` never runs it concurrently
 /// with itself.
 final class HandLandmarkerGraph {
+    /// The hand options `HandLandmarkerOptions` and `GestureRecognizerOptions` share, with
+    /// MediaPipe's defaults; the options hold one of these and the graph runs with it.
     struct Configuration: Sendable, Equatable {
-        var numHands: Int
-        var minHandDetectionConfidence: Float
-        var minHandPresenceConfidence: Float
-        var minTrackingConfidence: Float
-        var threadCount: Int
+        var numHands = 1
+        var minHandDetectionConfidence: Float = 0.5
+        var minHandPresenceConfidence: Float = 0.5
+        var minTrackingConfidence: Float = 0.5
+
+        /// MediaPipe's checks: `numHands` ≥ 1, every confidence in 0...1.
+        func validate() throws {
+            try TaskOptionChecks.checkCount(numHands, option: "numHands")
+            try TaskOptionChecks.checkConfidences([
+                "minHandDetectionConfidence": minHandDetectionConfidence,
+                "minHandPresenceConfidence": minHandPresenceConfidence,
+                "minTrackingConfidence": minTrackingConfidence,
+            ])
+        }
     }
 
     /// One hand of a frame, in the order MediaPipe reports them (tracked regions first).
@@ -30,28 +40,20 @@ final class HandLandmarkerGraph {
     private let landmarksDetector: HandLandmarksDetector
     private var tracker: RegionTracker
 
-    init(asset: ModelAsset, configuration: Configuration) throws {
+    /// The graph on the bundle's models, `threadCount` threads per model (`VisionTaskSetup`).
+    init(asset: ModelAsset, configuration: Configuration, threadCount: Int) throws {
         let detectorModel = try asset.model(named: Self.detectorMember)
         let landmarksModel = try asset.model(named: Self.landmarksMember)
         self.configuration = configuration
         palmDetector = try SSDDetector(
             model: detectorModel,
             configuration: .palmDetection(minScore: configuration.minHandDetectionConfidence),
-            threadCount: configuration.threadCount)
+            threadCount: threadCount)
         landmarksDetector = try HandLandmarksDetector(
             model: landmarksModel, minPresence: configuration.minHandPresenceConfidence,
-            threadCount: configuration.threadCount)
+            threadCount: threadCount)
         tracker = .hands(
             maxHands: configuration.numHands, minTrackingConfidence: configuration.minTrackingConfidence)
-    }
-
-    /// The upright RGB pixels of `image`; a mirrored orientation is an invalid argument.
-    static func pixels(of image: MPImage) throws -> PixelBuffer {
-        do {
-            return try image.uprightRGB()
-        } catch let error as MPImageError {
-            throw TasksError.invalidArgument(error.description)
-        }
     }
 
     /// Processes one image or frame. `tracksAcrossFrames` (video, live stream) enables region

@@ -16,10 +16,7 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
     private let lock = NSLock()
     private var _baseOptions = BaseOptions()
     private var _runningMode = RunningMode.image
-    private var _numHands = 1
-    private var _minHandDetectionConfidence: Float = 0.5
-    private var _minHandPresenceConfidence: Float = 0.5
-    private var _minTrackingConfidence: Float = 0.5
+    private var _hands = HandLandmarkerGraph.Configuration()
     private var _threadCount: Int?
     private weak var _delegate: (any HandLandmarkerLiveStreamDelegate)?
 
@@ -39,29 +36,29 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
 
     /// The most hands to find (default 1, must be at least 1).
     public var numHands: Int {
-        get { lock.withLock { _numHands } }
-        set { lock.withLock { _numHands = newValue } }
+        get { lock.withLock { _hands.numHands } }
+        set { lock.withLock { _hands.numHands = newValue } }
     }
 
     /// The palm detector's score threshold, 0...1 (default 0.5).
     public var minHandDetectionConfidence: Float {
-        get { lock.withLock { _minHandDetectionConfidence } }
-        set { lock.withLock { _minHandDetectionConfidence = newValue } }
+        get { lock.withLock { _hands.minHandDetectionConfidence } }
+        set { lock.withLock { _hands.minHandDetectionConfidence = newValue } }
     }
 
     /// The landmark model's hand presence threshold, 0...1 (default 0.5): regions whose
     /// presence score is not above it yield no hand (and, in video, stop being tracked).
     public var minHandPresenceConfidence: Float {
-        get { lock.withLock { _minHandPresenceConfidence } }
-        set { lock.withLock { _minHandPresenceConfidence = newValue } }
+        get { lock.withLock { _hands.minHandPresenceConfidence } }
+        set { lock.withLock { _hands.minHandPresenceConfidence = newValue } }
     }
 
     /// In video and live-stream mode, the overlap (intersection over union) above which a new
     /// palm detection is taken for a hand already tracked from the previous frame, 0...1
     /// (default 0.5).
     public var minTrackingConfidence: Float {
-        get { lock.withLock { _minTrackingConfidence } }
-        set { lock.withLock { _minTrackingConfidence = newValue } }
+        get { lock.withLock { _hands.minTrackingConfidence } }
+        set { lock.withLock { _hands.minTrackingConfidence = newValue } }
     }
 
     /// Receives the results in `.liveStream` mode (required there, refused in the other
@@ -78,6 +75,7 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
         set { lock.withLock { _threadCount = newValue } }
     }
 
+    /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); the base options are copied
@@ -87,48 +85,17 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
         lock.withLock {
             copy._baseOptions = _baseOptions.copy()
             copy._runningMode = _runningMode
-            copy._numHands = _numHands
-            copy._minHandDetectionConfidence = _minHandDetectionConfidence
-            copy._minHandPresenceConfidence = _minHandPresenceConfidence
-            copy._minTrackingConfidence = _minTrackingConfidence
+            copy._hands = _hands
             copy._threadCount = _threadCount
             copy._delegate = _delegate
         }
         return copy
     }
 
-    /// The validated graph settings (`numHands` ≥ 1, every confidence in 0...1).
-    func graphConfiguration(threadCount: Int) throws -> HandLandmarkerGraph.Configuration {
-        let (numHands, detection, presence, tracking, threads) = lock.withLock {
-            (_numHands, _minHandDetectionConfidence, _minHandPresenceConfidence, _minTrackingConfidence, _threadCount)
-        }
-        return try HandLandmarkerGraph.Configuration.validated(
-            numHands: numHands, minHandDetectionConfidence: detection,
-            minHandPresenceConfidence: presence, minTrackingConfidence: tracking,
-            threadCount: threads ?? threadCount)
-    }
-}
-
-extension HandLandmarkerGraph.Configuration {
-    /// The settings after MediaPipe's checks, with the Swift option names in the messages.
-    static func validated(
-        numHands: Int, minHandDetectionConfidence: Float, minHandPresenceConfidence: Float,
-        minTrackingConfidence: Float, threadCount: Int
-    ) throws -> Self {
-        guard numHands >= 1 else {
-            throw TasksError.invalidArgument("Invalid `numHands` option: \(numHands); it must be at least 1.")
-        }
-        for (name, value) in [
-            ("minHandDetectionConfidence", minHandDetectionConfidence),
-            ("minHandPresenceConfidence", minHandPresenceConfidence),
-            ("minTrackingConfidence", minTrackingConfidence),
-        ] where !(value >= 0 && value <= 1) {
-            throw TasksError.invalidArgument(
-                "Invalid `\(name)` option: \(value); value must be in the range [0.0, 1.0].")
-        }
-        return Self(
-            numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
-            minHandPresenceConfidence: minHandPresenceConfidence,
-            minTrackingConfidence: minTrackingConfidence, threadCount: max(1, threadCount))
+    /// The hand settings, after MediaPipe's checks (`numHands` ≥ 1, every confidence in 0...1).
+    func validatedHandSettings() throws -> HandLandmarkerGraph.Configuration {
+        let hands = lock.withLock { _hands }
+        try hands.validate()
+        return hands
     }
 }

@@ -15,6 +15,7 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
 
+    /// A result from its parts (for tests and for code that builds results itself).
     public init(
         landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
         handedness: [[ResultCategory]], timestampInMilliseconds: Int = 0
@@ -27,6 +28,7 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case handedness, landmarks, worldLandmarks }
 
+    /// Decodes the reference files' form (the timestamp becomes 0).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
@@ -35,6 +37,7 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
         timestampInMilliseconds = 0
     }
 
+    /// Encodes the reference files' form (without the timestamp).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(handedness, forKey: .handedness)

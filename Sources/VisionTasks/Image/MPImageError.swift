@@ -1,10 +1,10 @@
 /// Why an `MPImage` cannot be used by a vision task.
-public enum MPImageError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MPImageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The image has a mirrored orientation; MediaPipe's tasks accept only `.up`, `.down`,
     /// `.left` and `.right`.
     case unsupportedOrientation(ImageOrientation)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupportedOrientation(let orientation):
             return "images with orientation \(orientation) are not supported: vision tasks accept"

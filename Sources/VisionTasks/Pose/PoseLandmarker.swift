@@ -27,6 +27,11 @@ import Foundation
 ///   reach the options' `poseLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
 ///   frame that arrives while the previous one is still being processed is dropped.
 ///
+/// In Swift concurrency, `try await detect(image)` and
+/// `try await detect(frame, timestampInMilliseconds:)` do the image- and video-mode work
+/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
+/// live-stream results.
+///
 /// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
 /// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
 /// time.
@@ -39,7 +44,7 @@ public final class PoseLandmarker: @unchecked Sendable {
     public let runningMode: RunningMode
 
     private let runner: VisionTaskRunner<MPImage, PoseLandmarkerResult>
-    private let relay: DelegateRelay
+    private let relay: LiveStreamDelegateRelay<PoseLandmarker, PoseLandmarkerResult>
 
     /// A landmarker in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -54,41 +59,29 @@ public final class PoseLandmarker: @unchecked Sendable {
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: PoseLandmarkerOptions) throws {
         let options = options.copy()
-        try options.validate()
+        let configuration = try options.validatedPoseSettings()
         let delegate = options.poseLandmarkerLiveStreamDelegate
-        try VisionTaskRunner<MPImage, PoseLandmarkerResult>.validate(
-            runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)
-        let asset = try ModelAsset(baseOptions: options.baseOptions)
+        let setup = try VisionTaskSetup(
+            baseOptions: options.baseOptions, runningMode: options.runningMode,
+            hasLiveStreamDelegate: delegate != nil, threadCount: nil)
         let graph = try PoseLandmarkerGraph(
-            asset: asset,
-            configuration: .init(
-                numPoses: options.numPoses,
-                minPoseDetectionConfidence: options.minPoseDetectionConfidence,
-                minPosePresenceConfidence: options.minPosePresenceConfidence,
-                minTrackingConfidence: options.minTrackingConfidence,
-                outputSegmentationMasks: options.outputSegmentationMasks,
-                threadCount: ProcessInfo.processInfo.activeProcessorCount))
-        let relay = DelegateRelay(delegate: delegate)
-        self.relay = relay
-        self.runningMode = options.runningMode
-        var handler: VisionTaskRunner<MPImage, PoseLandmarkerResult>.ResultHandler?
-        if delegate != nil {
-            handler = { @Sendable result in relay.deliver(result) }
+            asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
+        runningMode = options.runningMode
+        relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, landmarker, result in
+            delegate.poseLandmarker(
+                landmarker, didFinishDetection: result.value,
+                timestampInMilliseconds: result.timestampInMilliseconds, error: result.error)
         }
-        runner = try VisionTaskRunner<MPImage, PoseLandmarkerResult>(
-            runningMode: options.runningMode, taskName: "Pose landmarker", resultHandler: handler,
-            work: { image, frame in
-                do {
-                    return try graph.process(
-                        image, tracksAcrossFrames: frame.tracksAcrossFrames,
-                        timestampInMilliseconds: frame.timestampInMilliseconds ?? 0)
-                } catch let error as TasksError {
-                    throw error
-                } catch {
-                    throw TasksError.internalError("Pose landmarker: \(error)")
-                }
-            })
-        relay.owner = self
+        runner = try VisionTaskRunner(
+            runningMode: options.runningMode, taskName: "Pose landmarker", resultHandler: relay.resultHandler
+        ) { image, frame in
+            try ImagePixels.withUprightPixels(of: image) { pixels in
+                try graph.process(
+                    pixels, tracksAcrossFrames: frame.tracksAcrossFrames,
+                    timestampInMilliseconds: frame.resultTimestampInMilliseconds)
+            }
+        }
+        relay.attach(self)
     }
 
     // MARK: - MediaPipe's methods
@@ -115,15 +108,25 @@ public final class PoseLandmarker: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread.
-    public func detect(image: MPImage) async throws -> PoseLandmarkerResult {
+    /// Image mode, without blocking the caller's thread:
+    /// `let result = try await landmarker.detect(image)`.
+    ///
+    /// The Swift-concurrency forms have no first argument label so that they never share a
+    /// name with MediaPipe's synchronous methods: were this `detect(image:) async`, Swift
+    /// would prefer it inside every `async` function, and MediaPipe guide code such as
+    /// `let result = try landmarker.detect(image: image)` would stop compiling there without
+    /// `await`. `detect(image:)` always means the synchronous call; `detect(_:)` is the
+    /// awaitable one, and with a timestamp (`detect(_:timestampInMilliseconds:)`) its
+    /// video-mode sibling.
+    public func detect(_ image: MPImage) async throws -> PoseLandmarkerResult {
         try await runner.processImageAsync(image)
     }
 
-    /// Video mode, without blocking the caller's thread. Await each frame before sending the
-    /// next one.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> PoseLandmarkerResult {
-        try await runner.processVideoFrameAsync(image, timestampInMilliseconds: timestampInMilliseconds)
+    /// Video mode, without blocking the caller's thread:
+    /// `let result = try await landmarker.detect(frame, timestampInMilliseconds: t)`. Await each
+    /// frame before sending the next one. (Unlabeled for the reason given at `detect(_:)`.)
+    public func detect(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> PoseLandmarkerResult {
+        try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }
 
     /// Live-stream mode: the results of the frames sent after this call, as an async
@@ -140,32 +143,5 @@ public final class PoseLandmarker: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
-    }
-}
-
-/// Forwards live-stream results to the (weakly held) delegate, with the landmarker as sender.
-private final class DelegateRelay: @unchecked Sendable {
-    private let lock = NSLock()
-    private weak var delegate: (any PoseLandmarkerLiveStreamDelegate)?
-    private weak var _owner: PoseLandmarker?
-
-    init(delegate: (any PoseLandmarkerLiveStreamDelegate)?) {
-        self.delegate = delegate
-    }
-
-    var owner: PoseLandmarker? {
-        get { lock.withLock { _owner } }
-        set { lock.withLock { _owner = newValue } }
-    }
-
-    func deliver(_ result: LiveStreamResult<PoseLandmarkerResult>) {
-        lock.lock()
-        let owner: PoseLandmarker? = _owner
-        let delegate: (any PoseLandmarkerLiveStreamDelegate)? = self.delegate
-        lock.unlock()
-        guard let owner, let delegate else { return }
-        delegate.poseLandmarker(
-            owner, didFinishDetection: result.value, timestampInMilliseconds: result.timestampInMilliseconds,
-            error: result.error)
     }
 }

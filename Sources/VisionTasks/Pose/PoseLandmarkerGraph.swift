@@ -1,6 +1,5 @@
 import Foundation
 import LiteInterpreter
-import MediaIO
 
 /// MediaPipe's PoseLandmarkerGraph (docs/pipelines.md §5.3, §7): the pose detector, the
 /// landmark model on each region, region tracking between frames and, with one pose in
@@ -9,13 +8,24 @@ import MediaIO
 /// Keeps per-stream state (tracked regions, filters); `VisionTaskRunner` never runs it
 /// concurrently with itself.
 final class PoseLandmarkerGraph {
-    struct Configuration: Sendable {
-        var numPoses: Int
-        var minPoseDetectionConfidence: Float
-        var minPosePresenceConfidence: Float
-        var minTrackingConfidence: Float
-        var outputSegmentationMasks: Bool
-        var threadCount: Int
+    /// The pose options of `PoseLandmarkerOptions`, with MediaPipe's defaults; the options
+    /// hold one of these and the graph runs with it.
+    struct Configuration: Sendable, Equatable {
+        var numPoses = 1
+        var minPoseDetectionConfidence: Float = 0.5
+        var minPosePresenceConfidence: Float = 0.5
+        var minTrackingConfidence: Float = 0.5
+        var outputSegmentationMasks = false
+
+        /// MediaPipe's checks: `numPoses` ≥ 1, every confidence in 0...1.
+        func validate() throws {
+            try TaskOptionChecks.checkCount(numPoses, option: "numPoses")
+            try TaskOptionChecks.checkConfidences([
+                "minPoseDetectionConfidence": minPoseDetectionConfidence,
+                "minPosePresenceConfidence": minPosePresenceConfidence,
+                "minTrackingConfidence": minTrackingConfidence,
+            ])
+        }
     }
 
     /// Member names in a pose landmarker `.task` bundle (as in Google's bundles).
@@ -28,39 +38,32 @@ final class PoseLandmarkerGraph {
     private var tracker: RegionTracker
     private var smoothing: PoseSmoothing
 
-    init(asset: ModelAsset, configuration: Configuration) throws {
+    /// The graph on the bundle's models, `threadCount` threads per model (`VisionTaskSetup`).
+    init(asset: ModelAsset, configuration: Configuration, threadCount: Int) throws {
         let detectorModel = try asset.model(named: Self.detectorMember)
         let landmarksModel = try asset.model(named: Self.landmarksMember)
         self.configuration = configuration
         detector = try SSDDetector(
             model: detectorModel,
             configuration: .poseDetection(minScore: configuration.minPoseDetectionConfidence),
-            threadCount: configuration.threadCount)
+            threadCount: threadCount)
         landmarksDetector = try PoseLandmarksDetector(
             model: landmarksModel, minPresence: configuration.minPosePresenceConfidence,
-            threadCount: configuration.threadCount)
+            threadCount: threadCount)
         tracker = .poses(maxPoses: configuration.numPoses, minTrackingConfidence: configuration.minTrackingConfidence)
         smoothing = try PoseSmoothing()
     }
 
     /// Processes one image or frame. `tracksAcrossFrames` (video, live stream) enables region
     /// tracking and, with one pose, smoothing; `timestampInMilliseconds` drives the filters.
-    func process(_ image: MPImage, tracksAcrossFrames: Bool, timestampInMilliseconds: Int) throws
+    func process(_ image: ImagePixels, tracksAcrossFrames: Bool, timestampInMilliseconds: Int) throws
         -> PoseLandmarkerResult
     {
-        let pixels: PixelBuffer
-        do {
-            pixels = try image.uprightRGB()
-        } catch let error as MPImageError {
-            throw TasksError.invalidArgument(error.description)
-        }
-        var poses = try ImagePixels.withPixels(of: pixels) { view in
-            try run(view, tracksAcrossFrames: tracksAcrossFrames)
-        }
+        var poses = try run(image, tracksAcrossFrames: tracksAcrossFrames)
         // MediaPipe smooths only a single pose, in stream mode.
         if tracksAcrossFrames && configuration.numPoses == 1 {
             poses = smoothing.apply(
-                poses, imageWidth: pixels.width, imageHeight: pixels.height,
+                poses, imageWidth: image.width, imageHeight: image.height,
                 timestampMicroseconds: Int64(timestampInMilliseconds) * 1000)
         }
         return PoseLandmarkerResult(

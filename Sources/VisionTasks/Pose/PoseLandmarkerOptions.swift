@@ -16,11 +16,7 @@ public final class PoseLandmarkerOptions: @unchecked Sendable {
     private let lock = NSLock()
     private var _baseOptions = BaseOptions()
     private var _runningMode = RunningMode.image
-    private var _numPoses = 1
-    private var _minPoseDetectionConfidence: Float = 0.5
-    private var _minPosePresenceConfidence: Float = 0.5
-    private var _minTrackingConfidence: Float = 0.5
-    private var _outputSegmentationMasks = false
+    private var _pose = PoseLandmarkerGraph.Configuration()
     private weak var _delegate: (any PoseLandmarkerLiveStreamDelegate)?
 
     /// The model (a `.task` bundle holding `pose_detector.tflite` and
@@ -40,34 +36,34 @@ public final class PoseLandmarkerOptions: @unchecked Sendable {
     /// The most poses to find (default 1, must be at least 1). With 1 pose in video and live
     /// stream mode the landmarks are smoothed over time, as in MediaPipe.
     public var numPoses: Int {
-        get { lock.withLock { _numPoses } }
-        set { lock.withLock { _numPoses = newValue } }
+        get { lock.withLock { _pose.numPoses } }
+        set { lock.withLock { _pose.numPoses = newValue } }
     }
 
     /// The pose detector's score threshold, 0...1 (default 0.5).
     public var minPoseDetectionConfidence: Float {
-        get { lock.withLock { _minPoseDetectionConfidence } }
-        set { lock.withLock { _minPoseDetectionConfidence = newValue } }
+        get { lock.withLock { _pose.minPoseDetectionConfidence } }
+        set { lock.withLock { _pose.minPoseDetectionConfidence = newValue } }
     }
 
     /// The landmark model's pose presence threshold, 0...1 (default 0.5): regions whose
     /// presence score is not above it yield no pose.
     public var minPosePresenceConfidence: Float {
-        get { lock.withLock { _minPosePresenceConfidence } }
-        set { lock.withLock { _minPosePresenceConfidence = newValue } }
+        get { lock.withLock { _pose.minPosePresenceConfidence } }
+        set { lock.withLock { _pose.minPosePresenceConfidence = newValue } }
     }
 
     /// In video and live stream mode, the overlap (intersection over union) above which a new
     /// detection replaces a pose tracked from the previous frame, 0...1 (default 0.5).
     public var minTrackingConfidence: Float {
-        get { lock.withLock { _minTrackingConfidence } }
-        set { lock.withLock { _minTrackingConfidence = newValue } }
+        get { lock.withLock { _pose.minTrackingConfidence } }
+        set { lock.withLock { _pose.minTrackingConfidence = newValue } }
     }
 
     /// Whether results carry a segmentation mask per pose (default false).
     public var outputSegmentationMasks: Bool {
-        get { lock.withLock { _outputSegmentationMasks } }
-        set { lock.withLock { _outputSegmentationMasks = newValue } }
+        get { lock.withLock { _pose.outputSegmentationMasks } }
+        set { lock.withLock { _pose.outputSegmentationMasks = newValue } }
     }
 
     /// The iOS API's name for `outputSegmentationMasks`.
@@ -83,6 +79,7 @@ public final class PoseLandmarkerOptions: @unchecked Sendable {
         set { lock.withLock { _delegate = newValue } }
     }
 
+    /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); the base options are copied
@@ -92,30 +89,16 @@ public final class PoseLandmarkerOptions: @unchecked Sendable {
         lock.withLock {
             copy._baseOptions = _baseOptions.copy()
             copy._runningMode = _runningMode
-            copy._numPoses = _numPoses
-            copy._minPoseDetectionConfidence = _minPoseDetectionConfidence
-            copy._minPosePresenceConfidence = _minPosePresenceConfidence
-            copy._minTrackingConfidence = _minTrackingConfidence
-            copy._outputSegmentationMasks = _outputSegmentationMasks
+            copy._pose = _pose
             copy._delegate = _delegate
         }
         return copy
     }
 
-    /// Checks the values a landmarker needs: `numPoses` ≥ 1 and every confidence in 0...1.
-    func validate() throws {
-        let (numPoses, detection, presence, tracking) = lock.withLock {
-            (_numPoses, _minPoseDetectionConfidence, _minPosePresenceConfidence, _minTrackingConfidence)
-        }
-        guard numPoses >= 1 else {
-            throw TasksError.invalidArgument("Invalid `numPoses` option: \(numPoses); it must be at least 1.")
-        }
-        for (name, value) in [
-            ("minPoseDetectionConfidence", detection), ("minPosePresenceConfidence", presence),
-            ("minTrackingConfidence", tracking),
-        ] where !(value >= 0 && value <= 1) {
-            throw TasksError.invalidArgument(
-                "Invalid `\(name)` option: \(value); value must be in the range [0.0, 1.0].")
-        }
+    /// The pose settings, after MediaPipe's checks (`numPoses` ≥ 1, every confidence in 0...1).
+    func validatedPoseSettings() throws -> PoseLandmarkerGraph.Configuration {
+        let pose = lock.withLock { _pose }
+        try pose.validate()
+        return pose
     }
 }

@@ -68,12 +68,10 @@ struct GestureCommand: ParsableCommand {
     }
 
     func run() throws {
-        var processor = GestureFrameProcessor(
-            modelPath: try hands.modelPath(default: .gestureRecognizerBundle), settings: hands,
+        var processor = TaskFrameProcessor.gestures(
+            modelPath: try hands.model.modelPath(default: .gestureRecognizerBundle), settings: hands,
             canned: Self.classifier(threshold: scoreThreshold, allow: allow, deny: deny),
             custom: Self.classifier(threshold: customScoreThreshold, allow: customAllow, deny: customDeny))
-        // Fail early (and once) on a bad model instead of once per input.
-        _ = try processor.recognizer(for: .image)
-        guard try MediaDriver(options: media).run(&processor) else { throw ExitCode(1) }
+        try processor.run(media: media)
     }
 }

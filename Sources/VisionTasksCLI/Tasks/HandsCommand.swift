@@ -29,10 +29,8 @@ struct HandsCommand: ParsableCommand {
     @OptionGroup var hands: HandsTaskOptions
 
     func run() throws {
-        var processor = HandsFrameProcessor(
-            modelPath: try hands.modelPath(default: .handLandmarkerBundle), settings: hands)
-        // Fail early (and once) on a bad model instead of once per input.
-        _ = try processor.landmarker(for: .image)
-        guard try MediaDriver(options: media).run(&processor) else { throw ExitCode(1) }
+        var processor = TaskFrameProcessor.hands(
+            modelPath: try hands.model.modelPath(default: .handLandmarkerBundle), settings: hands)
+        try processor.run(media: media)
     }
 }

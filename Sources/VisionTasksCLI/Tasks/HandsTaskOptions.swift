@@ -1,14 +1,10 @@
 import ArgumentParser
-import Foundation
 import VisionTasks
 
 /// The options `vision-tasks hands` and `vision-tasks gesture` share: the model and the hand
 /// landmarker's settings (MediaPipe's names and defaults).
 struct HandsTaskOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The .task bundle: a path, or a file name in the model folder ($VISION_TASKS_MODELS or ~/.cache/vision-tasks/models).",
-        valueName: "model"))
-    var model: String?
+    @OptionGroup var model: TaskModelOption
 
     @Option(help: "The most hands to find per image or frame.")
     var numHands: Int = 1
@@ -23,49 +19,37 @@ struct HandsTaskOptions: ParsableArguments {
     var minTrackingConfidence: Float = 0.5
 
     mutating func validate() throws {
-        guard numHands >= 1 else { throw ValidationError("--num-hands must be at least 1") }
-        for (name, value) in [
-            ("--min-hand-detection-confidence", minHandDetectionConfidence),
-            ("--min-hand-presence-confidence", minHandPresenceConfidence),
-            ("--min-tracking-confidence", minTrackingConfidence),
-        ] where !(value >= 0 && value <= 1) {
-            throw ValidationError("\(name) must be between 0 and 1")
-        }
+        try TaskArgumentChecks.check(
+            count: numHands, flag: "--num-hands",
+            confidences: [
+                "--min-hand-detection-confidence": minHandDetectionConfidence,
+                "--min-hand-presence-confidence": minHandPresenceConfidence,
+                "--min-tracking-confidence": minTrackingConfidence,
+            ])
     }
 
-    /// The model's path: `--model` (as given, or by name in the model folder), else the
-    /// default bundle, installed first if missing.
-    func modelPath(default file: ModelFile) throws -> String {
-        guard let model else {
-            return try ModelProvisioning.ensureInstalled([file]).path(for: file).path
-        }
-        if FileManager.default.fileExists(atPath: model) || model.contains("/") { return model }
-        let installed = ModelStore().directory.appendingPathComponent(model).path
-        return FileManager.default.fileExists(atPath: installed) ? installed : model
-    }
-}
-
-/// Drawing of hands for `--annotate`.
-enum HandsOverlay {
-    static let connections = LandmarkConnections.hand
-
-    /// A skeleton per hand, labelled with its handedness (and gesture).
-    static func hands(
-        _ landmarks: [[NormalizedLandmark]], labels: [String], imageWidth: Int, imageHeight: Int
-    ) -> Overlay {
-        var overlay = Overlay()
-        for (i, hand) in landmarks.enumerated() {
-            overlay.append(
-                Overlay.skeleton(
-                    normalizedPoints: hand.map { (x: $0.x, y: $0.y) }, connections: connections,
-                    imageWidth: imageWidth, imageHeight: imageHeight, label: i < labels.count ? labels[i] : nil))
-        }
-        return overlay
-    }
-
-    /// "Left 0.97" for a handedness list.
-    static func describe(_ categories: [ResultCategory]) -> String {
-        guard let first = categories.first else { return "?" }
-        return "\(first.categoryName ?? "?") \(String(format: "%.2f", first.score))"
+    /// Sets the model, the running mode and these settings on a hand landmarker's or gesture
+    /// recognizer's options.
+    func apply(to options: some CommonHandOptions, modelPath: String, mode: RunningMode) {
+        options.baseOptions.modelAssetPath = modelPath
+        options.runningMode = mode
+        options.numHands = numHands
+        options.minHandDetectionConfidence = minHandDetectionConfidence
+        options.minHandPresenceConfidence = minHandPresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
     }
 }
+
+/// The options `HandLandmarkerOptions` and `GestureRecognizerOptions` both have (MediaPipe
+/// gives the two classes the same hand settings).
+protocol CommonHandOptions: AnyObject {
+    var baseOptions: BaseOptions { get set }
+    var runningMode: RunningMode { get set }
+    var numHands: Int { get set }
+    var minHandDetectionConfidence: Float { get set }
+    var minHandPresenceConfidence: Float { get set }
+    var minTrackingConfidence: Float { get set }
+}
+
+extension HandLandmarkerOptions: CommonHandOptions {}
+extension GestureRecognizerOptions: CommonHandOptions {}

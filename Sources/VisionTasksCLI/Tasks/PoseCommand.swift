@@ -27,54 +27,12 @@ struct PoseCommand: ParsableCommand {
             """)
 
     @OptionGroup var media: MediaOptions
-
-    @Option(help: ArgumentHelp(
-        "The pose landmarker .task bundle (default: pose_landmarker_full.task in $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models).",
-        valueName: "path"))
-    var model: String?
-
-    @Option(help: "The most poses to find per image or frame.")
-    var numPoses: Int = 1
-
-    @Option(help: "Pose detector score threshold (0...1).")
-    var minPoseDetectionConfidence: Float = 0.5
-
-    @Option(help: "Pose presence threshold of the landmark model (0...1).")
-    var minPosePresenceConfidence: Float = 0.5
-
-    @Option(help: "Overlap above which a new detection replaces a tracked pose in videos (0...1).")
-    var minTrackingConfidence: Float = 0.5
-
-    @Flag(help: "Compute segmentation masks and include their summaries in the results (implied by --masks).")
-    var segmentationMasks = false
-
-    mutating func validate() throws {
-        guard numPoses >= 1 else { throw ValidationError("--num-poses must be at least 1") }
-        for (name, value) in [
-            ("--min-pose-detection-confidence", minPoseDetectionConfidence),
-            ("--min-pose-presence-confidence", minPosePresenceConfidence),
-            ("--min-tracking-confidence", minTrackingConfidence),
-        ] where !(value >= 0 && value <= 1) {
-            throw ValidationError("\(name) must be between 0 and 1")
-        }
-    }
+    @OptionGroup var pose: PoseTaskOptions
 
     func run() throws {
-        let modelPath: String
-        if let model {
-            modelPath = model
-        } else {
-            let store = try ModelProvisioning.ensureInstalled([.poseLandmarkerFullBundle])
-            modelPath = store.path(for: .poseLandmarkerFullBundle).path
-        }
-        var processor = PoseFrameProcessor(
-            modelPath: modelPath, numPoses: numPoses,
-            minPoseDetectionConfidence: minPoseDetectionConfidence,
-            minPosePresenceConfidence: minPosePresenceConfidence,
-            minTrackingConfidence: minTrackingConfidence,
-            outputSegmentationMasks: segmentationMasks || media.masks != nil)
-        // Fail early (and once) on a bad model instead of once per input.
-        _ = try processor.landmarker(for: .image)
-        guard try MediaDriver(options: media).run(&processor) else { throw ExitCode(1) }
+        var processor = TaskFrameProcessor.poses(
+            modelPath: try pose.model.modelPath(default: .poseLandmarkerFullBundle), settings: pose,
+            writesMasks: media.masks != nil)
+        try processor.run(media: media)
     }
 }

@@ -88,6 +88,21 @@ final class VisionTaskRunnerTests: XCTestCase {
         XCTAssertEqual(try image.processImage(7), "7")
     }
 
+    func testOtherErrorsBecomeInternalErrorsNamingTheTask() throws {
+        struct Failure: Error, CustomStringConvertible { var description: String { "disk on fire" } }
+        let image = try Runner(runningMode: .image, taskName: "Test task") { _, _ in throw Failure() }
+        XCTAssertThrowsError(try image.processImage(1)) { error in
+            XCTAssertEqual(error as? TasksError, .internalError("Test task: disk on fire"))
+        }
+        let delivered = Log<LiveStreamResult<String>>()
+        let live = try Runner(
+            runningMode: .liveStream, taskName: "Test task", resultHandler: { delivered.append($0) }
+        ) { _, _ in throw Failure() }
+        try live.processLiveStream(1, timestampInMilliseconds: 5)
+        live.waitUntilIdle()
+        XCTAssertEqual(delivered.all.map(\.error), [.internalError("Test task: disk on fire")])
+    }
+
     func testAsyncWrappers() async throws {
         let image = try Runner(runningMode: .image, taskName: "Test") { input, _ in "i\(input)" }
         let result = try await image.processImageAsync(5)

@@ -237,16 +237,22 @@ final class GestureRecognizerTests: XCTestCase {
     func testAsyncFormsGiveTheSynchronousResults() async throws {
         let picture = try image("hands_two_open_palm_and_hanging")
         let imageMode = try GestureRecognizer(options: try options(.image))
-        let synchronous = try { () throws -> GestureRecognizerResult in try imageMode.recognize(image: picture) }()
-        let asynchronous = try await imageMode.recognize(image: picture)
+        let synchronous = try imageMode.recognize(image: picture)
+        let asynchronous = try await imageMode.recognize(picture)
         XCTAssertEqual(synchronous, asynchronous)
         XCTAssertEqual(asynchronous.landmarks.count, 2)
         let videoMode = try GestureRecognizer(options: try options(.video))
-        let frame = try await videoMode.recognize(videoFrame: picture, timestampInMilliseconds: 0)
+        let frame = try await videoMode.recognize(picture, timestampInMilliseconds: 0)
         XCTAssertEqual(frame.landmarks.count, 2)
         do {
-            _ = try await videoMode.recognize(videoFrame: picture, timestampInMilliseconds: 0)
+            _ = try await videoMode.recognize(picture, timestampInMilliseconds: 0)
             XCTFail("a repeated timestamp must be refused")
+        } catch let error as TasksError {
+            XCTAssertEqual(error.code, .invalidArgumentError)
+        }
+        do {
+            _ = try await imageMode.recognize(picture, timestampInMilliseconds: 1)
+            XCTFail("the video form needs video mode")
         } catch let error as TasksError {
             XCTAssertEqual(error.code, .invalidArgumentError)
         }

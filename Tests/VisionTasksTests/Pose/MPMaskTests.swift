@@ -23,7 +23,8 @@ final class MPMaskTests: XCTestCase {
         XCTAssertNil(mask.value(x: 3, y: 0))
         XCTAssertNil(mask.value(x: 0, y: -1))
 
-        let bytes = try MPMask(uint8Data: [0, 51, 255, 128], width: 2, height: 2)
+        // `Mask`, MediaPipe iOS's name, is the same type.
+        let bytes: Mask = try Mask(uint8Data: [0, 51, 255, 128], width: 2, height: 2)
         XCTAssertEqual(bytes.dataType, .uInt8)
         XCTAssertEqual(bytes.float32Data, [0, 0.2, 1, Float(128) / 255])
         XCTAssertEqual(bytes.uint8Data, [0, 51, 255, 128])

@@ -355,16 +355,15 @@ final class PoseLandmarkerTests: XCTestCase {
     func testAsyncFormsGiveTheSameResults() async throws {
         let photo = try image("pose_fullbody_frisbee.jpg")
         let imageMode = try PoseLandmarker(options: options(numPoses: 2))
-        // In an async context the async overload is chosen; a synchronous closure calls the other.
-        let sync = try { try imageMode.detect(image: photo) }()
-        let async = try await imageMode.detect(image: photo)
+        let sync = try imageMode.detect(image: photo)
+        let async = try await imageMode.detect(photo)
         XCTAssertEqual(sync, async)
         // Two poses: no smoothing, so the first video frame equals the image result exactly.
         let videoMode = try PoseLandmarker(options: options(.video, numPoses: 2))
-        let frame = try await videoMode.detect(videoFrame: photo, timestampInMilliseconds: 7)
+        let frame = try await videoMode.detect(photo, timestampInMilliseconds: 7)
         XCTAssertEqual(frame, sync.withTimestamp(7))
         do {
-            _ = try await videoMode.detect(videoFrame: photo, timestampInMilliseconds: 7)
+            _ = try await videoMode.detect(photo, timestampInMilliseconds: 7)
             XCTFail("a repeated timestamp is refused")
         } catch {
             XCTAssertEqual(error as? TasksError, .nonMonotonicTimestamp(previousMilliseconds: 7, receivedMilliseconds: 7))

@@ -1,0 +1,24 @@
+import Foundation
+
+/// What every vision task's initialiser does with its options before it builds its graph:
+/// checks the running mode against the live-stream delegate (MediaPipe's rule), opens the
+/// model bundle `baseOptions` names, and decides how many threads the models run on.
+///
+/// This is the one place a task's thread count is decided; the graphs take it from here.
+package struct VisionTaskSetup: Sendable {
+    /// The model bundle.
+    package let asset: ModelAsset
+    /// Threads each model's interpreter runs on (at least 1).
+    package let threadCount: Int
+
+    /// - Parameters:
+    ///   - threadCount: the options' package-level override (benchmarks); nil for one thread
+    ///     per active processor.
+    package init(
+        baseOptions: BaseOptions, runningMode: RunningMode, hasLiveStreamDelegate: Bool, threadCount: Int?
+    ) throws {
+        try runningMode.checkLiveStreamDelegate(isSet: hasLiveStreamDelegate)
+        asset = try ModelAsset(baseOptions: baseOptions)
+        self.threadCount = max(1, threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
+}

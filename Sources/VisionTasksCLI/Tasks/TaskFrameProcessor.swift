@@ -1,0 +1,54 @@
+import ArgumentParser
+import VisionTasks
+
+/// Runs one vision task for `MediaDriver`: one image-mode instance shared by all images, and
+/// a fresh video-mode instance for each video or raw stream (tracking state belongs to one
+/// stream). What differs between tasks is how an instance is made and how its result
+/// becomes a `FrameOutput`; the factories are in `TaskFrameProcessor+Hands.swift`, `+Gesture`
+/// and `+Pose`.
+struct TaskFrameProcessor<Task>: FrameProcessor {
+    /// Creates a task in a running mode.
+    typealias MakeTask = (RunningMode) throws -> Task
+    /// Runs a task on one image or frame (`mode` says which of its methods to call).
+    typealias Process = (_ task: Task, _ image: MPImage, _ mode: RunningMode, _ timestampInMilliseconds: Int) throws
+        -> FrameOutput
+
+    let resultKey: String
+    private let makeTask: MakeTask
+    private let processImage: Process
+
+    private var imageTask: Task?
+    private var current: Task?
+    private var mode = RunningMode.image
+
+    init(resultKey: String, makeTask: @escaping MakeTask, process: @escaping Process) {
+        self.resultKey = resultKey
+        self.makeTask = makeTask
+        self.processImage = process
+    }
+
+    /// The task for `mode`: the shared image-mode one, or a new video-mode one.
+    mutating func task(for mode: RunningMode) throws -> Task {
+        if mode == .image, let imageTask { return imageTask }
+        let task = try makeTask(mode)
+        if mode == .image { imageTask = task }
+        return task
+    }
+
+    mutating func begin(input: MediaInput, mode: RunningMode) throws {
+        current = try task(for: mode)
+        self.mode = mode
+    }
+
+    mutating func process(image: MPImage, timestampInMilliseconds: Int, frameIndex: Int) throws -> FrameOutput {
+        let task = try current ?? task(for: .image)
+        return try processImage(task, image, mode, timestampInMilliseconds)
+    }
+
+    /// A task command's `run()`: creates the image-mode task first, so that a bad model fails
+    /// once instead of once per input, then runs every input; exit code 1 if any failed.
+    mutating func run(media: MediaOptions) throws {
+        _ = try task(for: .image)
+        guard try MediaDriver(options: media).run(&self) else { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+import VisionTasks
+
+/// `--model`, which every task command has, and how it finds the model.
+struct TaskModelOption: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The .task bundle: a path, or a file name in the model folder ($VISION_TASKS_MODELS or ~/.cache/vision-tasks/models). Default: the command's bundle there, installed on first use.",
+        valueName: "model"))
+    var model: String?
+
+    /// The model's path: `--model` (as given, or by name in the model folder), else the
+    /// default bundle, installed first if missing.
+    func modelPath(default file: ModelFile) throws -> String {
+        guard let model else {
+            return try ModelProvisioning.ensureInstalled([file]).path(for: file).path
+        }
+        if FileManager.default.fileExists(atPath: model) || model.contains("/") { return model }
+        let installed = ModelStore().directory.appendingPathComponent(model).path
+        return FileManager.default.fileExists(atPath: installed) ? installed : model
+    }
+}
