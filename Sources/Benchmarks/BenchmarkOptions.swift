@@ -11,6 +11,8 @@ struct BenchmarkOptions {
     var compareWithLiteRT = true
     /// Print where the time goes, per operator kind, instead of the comparison.
     var profile = false
+    /// With `profile`: also list every operator with its best time and multiply-add rate.
+    var profileOperators = false
     /// Sections to run (`models`, `gesture`, `hands`, `pose`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
@@ -25,7 +27,7 @@ struct BenchmarkOptions {
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
-        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
+        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators]
                           [--sections models,gesture,hands,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe]
 
           --threads   thread counts to run with (default 1,2)
@@ -33,6 +35,7 @@ struct BenchmarkOptions {
           --runs      timed invocations per model (default 50); the median is reported
           --warmup    untimed invocations first (default 5)
           --profile   print our time per operator kind for each model instead of the comparison
+          --profile-operators   the same, plus every operator's best time and multiply-add rate
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
           --sections  sections to run, of models,gesture,hands,pose (default: all); gesture: image mode on
@@ -71,6 +74,9 @@ struct BenchmarkOptions {
             case "--warmup": warmup = try positiveInts(try value(for: argument), argument)[0]
             case "--no-litert": compareWithLiteRT = false
             case "--profile": profile = true
+            case "--profile-operators":
+                profile = true
+                profileOperators = true
             case "--sections":
                 sections = Set(try value(for: argument).split(separator: ",").map(String.init))
                 guard sections.isSubset(of: Self.sectionNames) else {

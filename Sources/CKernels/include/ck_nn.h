@@ -112,8 +112,8 @@ void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
 
 // MARK: - Depthwise convolution
 
-/// Channels per packed depthwise weight tile.
-#define CK_DWCONV_CHANNEL_TILE 16
+/// Channels per packed depthwise weight block.
+#define CK_DWCONV_CHANNEL_TILE 8
 /// The largest kernel (kh * kw) the depthwise kernel takes.
 #define CK_DWCONV_MAX_TAPS 256
 
@@ -121,7 +121,7 @@ void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
 size_t ck_dwconv_packed_size(size_t channels, size_t taps);
 
 /// Packs TFLite depthwise weights ([1, kh, kw, channels], depth multiplier 1) and an optional
-/// bias into tiles of 16 channels: 16 biases, then 16 weights per tap.
+/// bias into blocks of 8 channels: 8 biases, then 8 weights per tap.
 void ck_dwconv_pack(size_t channels, size_t taps, const float *weights, const float *bias,
                     float *packed);
 
@@ -133,7 +133,7 @@ typedef struct ck_dwconv_params {
     size_t pad_top, pad_left;
     const float *input;      ///< NHWC
     const float *packed;     ///< from ck_dwconv_pack
-    const float *zero;       ///< >= channels zeros (read for padding)
+    const float *zero;       ///< unused (taps outside the input are skipped); may be NULL
     float *output;           ///< NHWC
     float out_min, out_max;
     const float *prelu;

@@ -32,6 +32,12 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
         return "CONV_2D \(kernelHeight)x\(kernelWidth)/\(strideH) (\(path))"
     }
 
+    var detail: String {
+        "\(inputHeight)x\(inputWidth)x\(inputChannels) -> \(outputHeight)x\(outputWidth)x\(outputChannels)"
+    }
+
+    var multiplyAdds: Int { batch * outputHeight * outputWidth * outputChannels * kernelHeight * kernelWidth * inputChannels }
+
     var isPointwise: Bool {
         kernelHeight == 1 && kernelWidth == 1 && strideH == 1 && strideW == 1 && padTop == 0 && padLeft == 0
     }

@@ -94,6 +94,14 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? parameters.channels : -1 }
     var summary: String { "DEPTHWISE_CONV_2D \(parameters.kernel_h)x\(parameters.kernel_w)/\(parameters.stride_h)" }
+    var detail: String {
+        let p = parameters
+        return "\(p.in_h)x\(p.in_w)x\(p.channels) -> \(p.out_h)x\(p.out_w)x\(p.channels)"
+    }
+    var multiplyAdds: Int {
+        let p = parameters
+        return p.batch * p.out_h * p.out_w * p.channels * p.kernel_h * p.kernel_w
+    }
 
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {
         var copy = self

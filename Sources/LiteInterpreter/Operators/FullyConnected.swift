@@ -12,6 +12,8 @@ struct FullyConnectedOperation: PReLUFusable {
     var inputs: [Int] { [input] }
     var outputs: [Int] { [output] }
     var summary: String { "FULLY_CONNECTED" }
+    var detail: String { "\(rows)x\(inputSize) -> \(rows)x\(outputSize)" }
+    var multiplyAdds: Int { rows * inputSize * outputSize }
     var preluChannels: Int { activation.acceptsPReLU ? outputSize : -1 }
 
     static func prepare(_ context: OperatorContext) throws -> FullyConnectedOperation {

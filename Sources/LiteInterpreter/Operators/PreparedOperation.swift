@@ -11,10 +11,16 @@ protocol PreparedOperation: Sendable {
     func bind(_ memory: TensorMemory) throws -> any BoundOperation
     /// A short description for profiles, e.g. "CONV_2D 3x3/2 (igemm)".
     var summary: String { get }
+    /// Shapes for detailed profiles, e.g. "56x56x24 -> 56x56x144" (empty when not useful).
+    var detail: String { get }
+    /// Multiply-adds per run (0 for operators that do none), for profiles.
+    var multiplyAdds: Int { get }
 }
 
 extension PreparedOperation {
     var summary: String { String(describing: type(of: self)).replacingOccurrences(of: "Operation", with: "") }
+    var detail: String { "" }
+    var multiplyAdds: Int { 0 }
 }
 
 /// An operator ready to run on one interpreter's memory.
