@@ -26,7 +26,8 @@ final class GEMMTests: XCTestCase {
                     let cBase = cp.baseAddress
                     let run = { (sp: UnsafePointer<Float>?) in
                         var params = ck_gemm_params(m: m, n: n, k: k, a: ap.baseAddress, a_stride: k, packed: wp.baseAddress,
-                                                    c: cBase, c_stride: stride, out_min: lo, out_max: hi, prelu: sp)
+                                                    c: cBase, c_stride: stride, out_min: lo, out_max: hi, prelu: sp,
+                                                    residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity, weights_f16: 0)
                         ck_gemm(&params, pool)
                     }
                     if let slopes { slopes.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }
@@ -128,7 +129,9 @@ final class GEMMTests: XCTestCase {
                             out.withUnsafeMutableBufferPointer { op in
                                 var params = ck_igemm_params(m: oh * ow, n: oc, k: c, taps: kh * kw, indirection: table.baseAddress,
                                                              packed: wp.baseAddress, c: op.baseAddress, c_stride: oc,
-                                                             out_min: -.infinity, out_max: .infinity, prelu: nil)
+                                                             out_min: -.infinity, out_max: .infinity, prelu: nil,
+                                                             residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity,
+                                                             weights_f16: 0)
                                 ck_igemm(&params, nil)
                             }
                         }

@@ -63,16 +63,39 @@ size_t ck_conv_packed_size(size_t output_channels, size_t taps, size_t input_cha
 void ck_conv_pack(size_t output_channels, size_t taps, size_t input_channels,
                   const float *weights, const float *bias, float *packed);
 
+/// Bytes needed to pack the same weights in half precision (ck_conv_pack_f16).
+size_t ck_conv_packed_bytes_f16(size_t output_channels, size_t taps, size_t input_channels);
+
+/// The same panel layout with the weights in IEEE half precision (the 16 biases of a panel
+/// stay float32): half the memory traffic for models whose weights are float16 anyway. Only
+/// exact for weights that ck_f16_exact accepts.
+void ck_conv_pack_f16(size_t output_channels, size_t taps, size_t input_channels,
+                      const float *weights, const float *bias, void *packed);
+
+/// 1 when every value converts to half precision and back unchanged (0 otherwise).
+int ck_f16_exact(const float *values, size_t count);
+
+/// What a GEMM does to each result before storing it (output row i, column j):
+///   v = min(max(acc, out_min), out_max)
+///   if residual: v = min(max(v + residual[i * residual_stride + j], sum_min), sum_max)
+///   if prelu:    v = v < 0 ? v * prelu[j] : v
+/// (a convolution's own activation, then a following ADD with its activation, then a
+/// following PRELU, all fused). Use -INFINITY/INFINITY for no clamp.
+
 /// C[m x n] = act(A[m x k] * W + bias): 1x1 convolutions and fully connected layers.
 typedef struct ck_gemm_params {
     size_t m, n, k;
     const float *a;          ///< row i starts at a + i * a_stride
     size_t a_stride;
-    const float *packed;     ///< from ck_conv_pack(n, 1, k, ...)
+    const void *packed;      ///< from ck_conv_pack(n, 1, k, ...), or ck_conv_pack_f16 with weights_f16
     float *c;                ///< row i starts at c + i * c_stride
     size_t c_stride;
     float out_min, out_max;  ///< fused clamp (use -INFINITY/INFINITY for none)
-    const float *prelu;      ///< n per-channel PReLU slopes applied after the clamp, or NULL
+    const float *prelu;      ///< n per-channel PReLU slopes applied last, or NULL
+    const float *residual;   ///< added after the clamp (m x n, row stride residual_stride), or NULL
+    size_t residual_stride;
+    float sum_min, sum_max;  ///< clamp after the residual is added
+    int weights_f16;         ///< packed holds half-precision panels
 } ck_gemm_params;
 
 void ck_gemm(const ck_gemm_params *params, ck_threadpool *pool);
@@ -83,11 +106,15 @@ void ck_gemm(const ck_gemm_params *params, ck_threadpool *pool);
 typedef struct ck_igemm_params {
     size_t m, n, k, taps;
     const float *const *indirection;
-    const float *packed;     ///< from ck_conv_pack(n, taps, k, ...)
+    const void *packed;      ///< from ck_conv_pack(n, taps, k, ...) or ck_conv_pack_f16
     float *c;
     size_t c_stride;
     float out_min, out_max;
     const float *prelu;
+    const float *residual;
+    size_t residual_stride;
+    float sum_min, sum_max;
+    int weights_f16;
 } ck_igemm_params;
 
 void ck_igemm(const ck_igemm_params *params, ck_threadpool *pool);

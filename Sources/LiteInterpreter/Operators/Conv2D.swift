@@ -119,7 +119,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
             let params = ck_gemm_params(
                 m: pixels, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels,
                 packed: packed.floatPointer, c: y, c_stride: outputChannels,
-                out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer)
+                out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer,
+                residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity, weights_f16: 0)
             return BoundGEMM(params: params, post: post, keepAlive: [packed, activation.preluSlopes].compactMap { $0 })
         }
         let taps = kernelHeight * kernelWidth
@@ -147,7 +148,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable {
                 m: pixels, n: outputChannels, k: inputChannels, taps: taps,
                 indirection: UnsafePointer(indirection.pointers), packed: packed.floatPointer, c: y,
                 c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
-                prelu: activation.slopesPointer)
+                prelu: activation.slopesPointer, residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity,
+                weights_f16: 0)
             return BoundIGEMM(params: params, indirection: indirection, post: post,
                               keepAlive: [packed, zeros, activation.preluSlopes].compactMap { $0 })
         case let .narrow(raw, bias):

@@ -68,7 +68,8 @@ struct FullyConnectedOperation: PReLUFusable {
         let params = ck_gemm_params(
             m: rows, n: outputSize, k: inputSize, a: try memory.pointer(input), a_stride: inputSize,
             packed: packed.floatPointer, c: y, c_stride: outputSize,
-            out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer)
+            out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer,
+            residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity, weights_f16: 0)
         return BoundGEMM(params: params, post: PostActivation(activation, output: y, count: rows * outputSize),
                          keepAlive: [packed, activation.preluSlopes].compactMap { $0 })
     }
