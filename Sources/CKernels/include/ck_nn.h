@@ -137,6 +137,23 @@ typedef struct ck_conv_narrow_params {
 
 void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
 
+/// A narrow convolution over 8 input channels with a square 3x3 or 5x5 kernel, stride 1 or 2
+/// and no dilation, read directly from the NHWC image (no indirection): up to 8 output pixels
+/// of a row at a time, each input pixel loaded once per kernel row. The same arithmetic as
+/// ck_conv_narrow. Returns 0 (and does nothing) for any other geometry.
+typedef struct ck_conv_narrow_direct_params {
+    size_t batch, in_h, in_w, out_h, out_w, n;
+    size_t kernel, stride, pad_top, pad_left;
+    const float *input;                ///< NHWC with 8 channels
+    const float *weights;              ///< OHWI: n x kernel x kernel x 8
+    const float *bias;                 ///< n values or NULL
+    float *output;                     ///< NHWC with n channels
+    float out_min, out_max;
+    const float *prelu;
+} ck_conv_narrow_direct_params;
+
+int ck_conv_narrow_direct(const ck_conv_narrow_direct_params *params, ck_threadpool *pool);
+
 // MARK: - Depthwise convolution
 
 /// Channels per packed depthwise weight block.

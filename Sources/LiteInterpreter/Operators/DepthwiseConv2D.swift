@@ -46,7 +46,8 @@ enum DepthwiseConv2D {
             // One input channel: output channel o uses weights[ky][kx][o], i.e. OHWI with I = 1.
             var ohwi = [Float](repeating: 0, count: oc * taps)
             for t in 0..<taps { for o in 0..<oc { ohwi[o * taps + t] = weights[t * oc + o] } }
-            let packed = try ConvolutionWeights(context, outputs: oc, taps: taps, inputs: 1, weights: ohwi, bias: biasValues)
+            let packed = try ConvolutionWeights(context, outputs: oc, taps: taps, inputs: 1, weights: ohwi, bias: biasValues,
+                                                rows: output.elementCount / oc)
             return Conv2DOperation(
                 operatorIndex: context.index, input: input.index, output: output.index,
                 batch: n, inputHeight: h, inputWidth: w, inputChannels: 1,
