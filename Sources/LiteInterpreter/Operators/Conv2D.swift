@@ -210,8 +210,9 @@ enum ConvolutionWeights: Sendable {
     case packed(AlignedBuffer, halfPrecision: Bool)
     case narrow(weights: AlignedBuffer, bias: AlignedBuffer?)
 
-    /// Layers computing at most this many output pixels (rows) keep half-precision weights.
-    static let halfPrecisionMaximumRows = 16
+    /// Layers computing at most this many output pixels (rows) keep half-precision weights (up to
+    /// 16x16 images; at 7x7 this makes the layer about 8 % faster, at 14x14 about 3 %).
+    static let halfPrecisionMaximumRows = 256
 
     init(_ context: OperatorContext, outputs: Int, taps: Int, inputs: Int, weights: [Float], bias: [Float]?, rows: Int) throws {
         if outputs <= Int(CK_NARROW_MAX_OUTPUTS) {

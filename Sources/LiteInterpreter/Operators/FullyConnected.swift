@@ -55,7 +55,7 @@ struct FullyConnectedOperation: PReLUFusable, ResidualFusable {
             try context.requireShape(bias, [n])
             biasValues = try context.constantFloats(bias)
         }
-        // Few rows: each weight is used a few times, so reading the weights dominates and
+        // Few rows: each weight is used a few times, so reading the weights matters and
         // half-precision panels (when the weights are half-precision values) halve that.
         let half = m <= ConvolutionWeights.halfPrecisionMaximumRows
             && weights.withUnsafeBufferPointer { ck_f16_exact($0.baseAddress, $0.count) == 1 }
