@@ -262,6 +262,18 @@ void ck_copy_strided(size_t rank, const size_t *dims, const float *input,
 void ck_pad_4d(const float *input, const size_t *in_dims, float *output,
                const size_t *out_dims, const size_t *before, float value);
 
+/// One kernel row of one output pixel for convolutions that read the taps of a kernel row as a
+/// single run of kw * channels floats: where some of the kw pixels lie outside the image, the
+/// run is assembled in `dst` before each run (zeros for the outside pixels).
+typedef struct ck_row_patch {
+    const float *row;   ///< column 0 of the input row
+    ptrdiff_t x0;       ///< the first pixel's column (may be negative)
+    float *dst;         ///< kw * channels floats
+} ck_row_patch;
+
+/// Fills every patch's dst from its row (pixels outside [0, width) become zeros).
+void ck_fill_row_patches(const ck_row_patch *patches, size_t count, size_t kw, size_t channels, size_t width);
+
 typedef enum ck_reduce_op {
     CK_REDUCE_SUM = 0,
     CK_REDUCE_MEAN = 1,

@@ -223,6 +223,21 @@ void ck_pad_4d(const float *input, const size_t *in_dims, float *output, const s
     }
 }
 
+void ck_fill_row_patches(const ck_row_patch *patches, size_t count, size_t kw, size_t channels, size_t width) {
+    for (size_t i = 0; i < count; i++) {
+        const ck_row_patch *p = patches + i;
+        for (size_t kx = 0; kx < kw; kx++) {
+            const ptrdiff_t x = p->x0 + (ptrdiff_t)kx;
+            float *dst = p->dst + kx * channels;
+            if (x >= 0 && x < (ptrdiff_t)width) {
+                memcpy(dst, p->row + (size_t)x * channels, channels * sizeof(float));
+            } else {
+                memset(dst, 0, channels * sizeof(float));
+            }
+        }
+    }
+}
+
 /// Reduction over the middle of [outer, count, inner]: rows of `inner` contiguous values are
 /// combined element by element (vectorisable).
 static void reduce_block(ck_reduce_op op, size_t outer, size_t count, size_t inner, const float *input,

@@ -41,7 +41,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         let path: String
         switch weights {
         case .narrow: path = usesDirectNarrowKernel ? "narrow, direct" : "narrow"
-        case let .packed(_, half): path = (isPointwise ? "gemm" : "igemm") + (half ? ", f16" : "")
+        case let .packed(_, half): path = (isPointwise ? "gemm" : mergesKernelRows ? "igemm, rows" : "igemm") + (half ? ", f16" : "")
         }
         return "CONV_2D \(kernelHeight)x\(kernelWidth)/\(strideH) (\(path))" + (activation.residual == nil ? "" : "+ADD")
     }
@@ -58,6 +58,15 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         guard case .narrow = weights else { return false }
         return inputChannels == 8 && kernelHeight == kernelWidth && (kernelHeight == 3 || kernelHeight == 5)
             && strideH == strideW && (strideH == 1 || strideH == 2) && dilationH == 1 && dilationW == 1
+    }
+
+    /// Convolutions over few channels (the first layer of a network, on RGB) read the taps of
+    /// a kernel row as one run of kernelWidth x channels floats: the indirect GEMM then has
+    /// kernelHeight taps of that length instead of kernelHeight x kernelWidth short ones. The
+    /// packed weights are the same (OHWI order), and so is the arithmetic.
+    var mergesKernelRows: Bool {
+        guard case .packed = weights, !isPointwise else { return false }
+        return inputChannels < 8 && kernelWidth > 1 && dilationW == 1 && kernelWidth * inputChannels <= 64
     }
 
     var isPointwise: Bool {
@@ -159,6 +168,9 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
                 post.run()
             }
         }
+        if case let .packed(packed, half) = weights, mergesKernelRows {
+            return bindMergedRows(x: x, y: y, packed: packed, half: half, residual: residual, post: post)
+        }
         let taps = kernelHeight * kernelWidth
         let indirection = IndirectionBuffer(count: pixels * taps)
         var k = 0
@@ -199,6 +211,54 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
                 post.run()
             }
         }
+    }
+
+    /// The indirect GEMM over whole kernel rows (`mergesKernelRows`); kernel rows that stick
+    /// out of the image on the left or right are assembled with zeros before each run.
+    private func bindMergedRows(x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, packed: AlignedBuffer, half: Bool,
+                                residual: UnsafePointer<Float>?, post: PostActivation) -> any BoundOperation {
+        let pixels = batch * outputHeight * outputWidth
+        let run = kernelWidth * inputChannels
+        let zeroRow = AlignedBuffer(floatCount: run)
+        let indirection = IndirectionBuffer(count: pixels * kernelHeight)
+        // First pass: which kernel rows need assembling.
+        var edges: [(row: UnsafePointer<Float>, x0: Int, entry: Int)] = []
+        var k = 0
+        for b in 0..<batch {
+            let image = x + b * inputHeight * inputWidth * inputChannels
+            for oy in 0..<outputHeight {
+                for ox in 0..<outputWidth {
+                    let x0 = ox * strideW - padLeft
+                    for ky in 0..<kernelHeight {
+                        let iy = oy * strideH + ky * dilationH - padTop
+                        if iy < 0 || iy >= inputHeight {
+                            indirection.pointers[k] = UnsafePointer(zeroRow.floatPointer)
+                        } else if x0 >= 0, x0 + kernelWidth <= inputWidth {
+                            indirection.pointers[k] = image + (iy * inputWidth + x0) * inputChannels
+                        } else {
+                            edges.append((image + iy * inputWidth * inputChannels, x0, k))
+                        }
+                        k += 1
+                    }
+                }
+            }
+        }
+        let patches = RowPatches(count: edges.count, floatsEach: run)
+        for (i, edge) in edges.enumerated() {
+            let dst = patches.storage.floatPointer + i * run
+            patches.list[i] = ck_row_patch(row: edge.row, x0: edge.x0, dst: dst)
+            indirection.pointers[edge.entry] = UnsafePointer(dst)
+        }
+        let params = ck_igemm_params(
+            m: pixels, n: outputChannels, k: run, taps: kernelHeight,
+            indirection: UnsafePointer(indirection.pointers), packed: packed.floatPointer, c: y,
+            c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
+            prelu: activation.slopesPointer, residual: residual, residual_stride: outputChannels,
+            sum_min: activation.sumLower, sum_max: activation.sumUpper, weights_f16: half ? 1 : 0)
+        let (kw, channels, width) = (kernelWidth, inputChannels, inputWidth)
+        return BoundIGEMM(params: params, indirection: indirection, post: post,
+                          keepAlive: [packed, zeroRow, patches.storage, activation.preluSlopes].compactMap { $0 },
+                          prepare: { ck_fill_row_patches(patches.list, patches.count, kw, channels, width) }, patches: patches)
     }
 }
 
@@ -319,16 +379,39 @@ final class BoundIGEMM: BoundOperation {
     let indirection: IndirectionBuffer
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
+    /// Work before the GEMM (assembling kernel rows at the image's edges), if any.
+    let prepare: (() -> Void)?
+    let patches: RowPatches?
 
-    init(params: ck_igemm_params, indirection: IndirectionBuffer, post: PostActivation, keepAlive: [AlignedBuffer]) {
+    init(params: ck_igemm_params, indirection: IndirectionBuffer, post: PostActivation, keepAlive: [AlignedBuffer],
+         prepare: (() -> Void)? = nil, patches: RowPatches? = nil) {
         self.params = params
         self.indirection = indirection
         self.post = post
         self.keepAlive = keepAlive
+        self.prepare = prepare
+        self.patches = patches
     }
 
     func run(pool: OpaquePointer?) {
+        prepare?()
         ck_igemm(&params, pool)
         post.run()
     }
+}
+
+/// Kernel rows assembled before each run (`ck_fill_row_patches`), owned by a bound convolution.
+final class RowPatches {
+    let list: UnsafeMutablePointer<ck_row_patch>
+    let count: Int
+    let storage: AlignedBuffer
+
+    init(count: Int, floatsEach: Int) {
+        self.count = count
+        list = .allocate(capacity: max(count, 1))
+        list.initialize(repeating: ck_row_patch(), count: max(count, 1))
+        storage = AlignedBuffer(floatCount: max(count, 1) * floatsEach)
+    }
+
+    deinit { list.deallocate() }
 }
