@@ -24,7 +24,37 @@ CK_SIMD8_INLINE ck_v8 v8_broadcast(const float *p) { return _mm256_broadcast_ss(
 /// a * b + c, fused (one rounding).
 CK_SIMD8_INLINE ck_v8 v8_fma(ck_v8 a, ck_v8 b, ck_v8 c) { return _mm256_fmadd_ps(a, b, c); }
 CK_SIMD8_INLINE ck_v8 v8_add(ck_v8 a, ck_v8 b) { return _mm256_add_ps(a, b); }
+CK_SIMD8_INLINE ck_v8 v8_sub(ck_v8 a, ck_v8 b) { return _mm256_sub_ps(a, b); }
 CK_SIMD8_INLINE ck_v8 v8_mul(ck_v8 a, ck_v8 b) { return _mm256_mul_ps(a, b); }
+CK_SIMD8_INLINE ck_v8 v8_div(ck_v8 a, ck_v8 b) { return _mm256_div_ps(a, b); }
+/// a > b ? a : b and a < b ? a : b lane by lane, exactly as the portable comparisons (the
+/// second operand when they compare false, NaN included).
+CK_SIMD8_INLINE ck_v8 v8_greater_of(ck_v8 a, ck_v8 b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(a, b, _CMP_GT_OQ)); }
+CK_SIMD8_INLINE ck_v8 v8_lesser_of(ck_v8 a, ck_v8 b) { return _mm256_blendv_ps(b, a, _mm256_cmp_ps(a, b, _CMP_LT_OQ)); }
+/// a >= 0 ? a : a * b lane by lane, as the portable PRELU.
+CK_SIMD8_INLINE ck_v8 v8_prelu_ge(ck_v8 a, ck_v8 b) {
+    return _mm256_blendv_ps(_mm256_mul_ps(a, b), a, _mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_GE_OQ));
+}
+/// e^x: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor polynomial to r^7 (relative error
+/// about 2e-7), 2^n through the exponent bits. Inputs are clamped to the range where e^x is a
+/// finite, normal float.
+CK_SIMD8_INLINE ck_v8 v8_exp(ck_v8 x) {
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    const __m256i scale = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
+}
 CK_SIMD8_INLINE ck_v8 v8_min(ck_v8 a, ck_v8 b) { return _mm256_min_ps(a, b); }
 CK_SIMD8_INLINE ck_v8 v8_max(ck_v8 a, ck_v8 b) { return _mm256_max_ps(a, b); }
 /// v < 0 ? v * slope : v (negative zero counts as negative; the product is -0 either way).
@@ -86,7 +116,37 @@ CK_SIMD8_INLINE ck_v8 v8_fma(ck_v8 a, ck_v8 b, ck_v8 c) {
     return v8_make(vfmaq_f32(c.lo, a.lo, b.lo), vfmaq_f32(c.hi, a.hi, b.hi));
 }
 CK_SIMD8_INLINE ck_v8 v8_add(ck_v8 a, ck_v8 b) { return v8_make(vaddq_f32(a.lo, b.lo), vaddq_f32(a.hi, b.hi)); }
+CK_SIMD8_INLINE ck_v8 v8_sub(ck_v8 a, ck_v8 b) { return v8_make(vsubq_f32(a.lo, b.lo), vsubq_f32(a.hi, b.hi)); }
 CK_SIMD8_INLINE ck_v8 v8_mul(ck_v8 a, ck_v8 b) { return v8_make(vmulq_f32(a.lo, b.lo), vmulq_f32(a.hi, b.hi)); }
+CK_SIMD8_INLINE ck_v8 v8_div(ck_v8 a, ck_v8 b) { return v8_make(vdivq_f32(a.lo, b.lo), vdivq_f32(a.hi, b.hi)); }
+CK_SIMD8_INLINE ck_v8 v8_greater_of(ck_v8 a, ck_v8 b) {
+    return v8_make(vbslq_f32(vcgtq_f32(a.lo, b.lo), a.lo, b.lo), vbslq_f32(vcgtq_f32(a.hi, b.hi), a.hi, b.hi));
+}
+CK_SIMD8_INLINE ck_v8 v8_lesser_of(ck_v8 a, ck_v8 b) {
+    return v8_make(vbslq_f32(vcltq_f32(a.lo, b.lo), a.lo, b.lo), vbslq_f32(vcltq_f32(a.hi, b.hi), a.hi, b.hi));
+}
+CK_SIMD8_INLINE float32x4_t v4_prelu_ge(float32x4_t a, float32x4_t b) {
+    return vbslq_f32(vcgezq_f32(a), a, vmulq_f32(a, b));
+}
+CK_SIMD8_INLINE ck_v8 v8_prelu_ge(ck_v8 a, ck_v8 b) { return v8_make(v4_prelu_ge(a.lo, b.lo), v4_prelu_ge(a.hi, b.hi)); }
+/// e^x with the same steps as the AVX2 version.
+CK_SIMD8_INLINE float32x4_t v4_exp(float32x4_t x) {
+    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.0f)), vdupq_n_f32(88.0f));
+    const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504088896341f)));
+    float32x4_t r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
+    r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
+    float32x4_t p = vdupq_n_f32(1.0f / 5040.0f);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 720.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 120.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 24.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 6.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(0.5f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+    const int32x4_t scale = vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23);
+    return vmulq_f32(p, vreinterpretq_f32_s32(scale));
+}
+CK_SIMD8_INLINE ck_v8 v8_exp(ck_v8 x) { return v8_make(v4_exp(x.lo), v4_exp(x.hi)); }
 // vminq/vmaxq return NaN for NaN inputs, like the portable comparisons do for a NaN operand
 // in the second position; clamps only meet NaN on broken models.
 CK_SIMD8_INLINE ck_v8 v8_min(ck_v8 a, ck_v8 b) { return v8_make(vminq_f32(a.lo, b.lo), vminq_f32(a.hi, b.hi)); }
