@@ -98,12 +98,6 @@ static void dw_row_portable(const ck_dwconv_params *p, size_t row, size_t c_begi
 
 #if defined(CK_SIMD8)
 
-CK_SIMD8_INLINE ck_v8 dw_activate(ck_v8 v, ck_v8 lo, ck_v8 hi, const float *slope) {
-    v = v8_min(v8_max(v, lo), hi);
-    if (slope != NULL) v = v8_prelu(v, v8_load(slope));
-    return v;
-}
-
 /// Any geometry, one output pixel at a time, `lanes` (1...8) channels of one block.
 CK_SIMD8_INLINE void dw_pixel_general(const ck_dwconv_params *p, const dw_rows *g, size_t ox, size_t c0,
                                       size_t lanes, float *out, ck_v8 lo, ck_v8 hi) {
