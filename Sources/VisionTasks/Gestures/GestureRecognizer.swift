@@ -45,15 +45,14 @@ public final class GestureRecognizer: @unchecked Sendable {
     }
 
     /// A recognizer with `options` (copied). Throws `TasksError.invalidArgument` for invalid
-    /// options (`numHands` < 1, a confidence outside 0...1, classifier options with both an
-    /// allow and a deny list, `maxResults` 0, lists for a classifier without labels, a
-    /// delegate in image or video mode or none in live-stream mode, a model that is not a
-    /// gesture recognizer bundle), `.notFound` for a missing model file or bundle member,
-    /// `.unimplemented` for the GPU.
+    /// options (`numHands` < 1, a confidence outside 0...1, `baseOptions.numThreads` < 1,
+    /// classifier options with both an allow and a deny list, `maxResults` 0, lists for a
+    /// classifier without labels, a delegate in image or video mode or none in live-stream
+    /// mode, a model that is not a gesture recognizer bundle), `.notFound` for a missing model
+    /// file or bundle member, `.unimplemented` for the GPU.
     public init(options: GestureRecognizerOptions) throws {
         let options = options.copy()
-        let configuration = try options.graphConfiguration(
-            threadCount: ProcessInfo.processInfo.activeProcessorCount)
+        let configuration = try options.graphConfiguration()
         let canned = options.cannedGesturesClassifierOptions?.settings
         let custom = options.customGesturesClassifierOptions?.settings
         try canned?.validate("cannedGesturesClassifierOptions")

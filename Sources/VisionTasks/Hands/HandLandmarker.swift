@@ -60,13 +60,12 @@ public final class HandLandmarker: @unchecked Sendable {
     }
 
     /// A landmarker with `options` (copied). Throws `TasksError.invalidArgument` for invalid
-    /// options (`numHands` < 1, a confidence outside 0...1, a delegate in image or video mode
-    /// or none in live-stream mode, a model that is not a hand landmarker bundle),
+    /// options (`numHands` < 1, a confidence outside 0...1, `baseOptions.numThreads` < 1, a
+    /// delegate in image or video mode or none in live-stream mode, a model that is not a hand landmarker bundle),
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: HandLandmarkerOptions) throws {
         let options = options.copy()
-        let configuration = try options.graphConfiguration(
-            threadCount: ProcessInfo.processInfo.activeProcessorCount)
+        let configuration = try options.graphConfiguration()
         let delegate = options.handLandmarkerLiveStreamDelegate
         try VisionTaskRunner<MPImage, HandLandmarkerResult>.validate(
             runningMode: options.runningMode, hasLiveStreamDelegate: delegate != nil)

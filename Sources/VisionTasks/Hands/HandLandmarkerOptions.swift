@@ -20,7 +20,6 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
     private var _minHandDetectionConfidence: Float = 0.5
     private var _minHandPresenceConfidence: Float = 0.5
     private var _minTrackingConfidence: Float = 0.5
-    private var _threadCount: Int?
     private weak var _delegate: (any HandLandmarkerLiveStreamDelegate)?
 
     /// The model: a `.task` bundle holding `hand_detector.tflite` and
@@ -71,13 +70,6 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
         set { lock.withLock { _delegate = newValue } }
     }
 
-    /// Threads the models run on (nil, the default: one per active processor). Not part of
-    /// MediaPipe's API; for benchmarks within the package.
-    package var threadCount: Int? {
-        get { lock.withLock { _threadCount } }
-        set { lock.withLock { _threadCount = newValue } }
-    }
-
     public init() {}
 
     /// An independent copy (MediaPipe's options are `NSCopying`); the base options are copied
@@ -91,21 +83,20 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
             copy._minHandDetectionConfidence = _minHandDetectionConfidence
             copy._minHandPresenceConfidence = _minHandPresenceConfidence
             copy._minTrackingConfidence = _minTrackingConfidence
-            copy._threadCount = _threadCount
             copy._delegate = _delegate
         }
         return copy
     }
 
     /// The validated graph settings (`numHands` ≥ 1, every confidence in 0...1).
-    func graphConfiguration(threadCount: Int) throws -> HandLandmarkerGraph.Configuration {
-        let (numHands, detection, presence, tracking, threads) = lock.withLock {
-            (_numHands, _minHandDetectionConfidence, _minHandPresenceConfidence, _minTrackingConfidence, _threadCount)
+    func graphConfiguration() throws -> HandLandmarkerGraph.Configuration {
+        let (numHands, detection, presence, tracking, base) = lock.withLock {
+            (_numHands, _minHandDetectionConfidence, _minHandPresenceConfidence, _minTrackingConfidence, _baseOptions)
         }
         return try HandLandmarkerGraph.Configuration.validated(
             numHands: numHands, minHandDetectionConfidence: detection,
             minHandPresenceConfidence: presence, minTrackingConfidence: tracking,
-            threadCount: threads ?? threadCount)
+            threadCount: try base.threadCount())
     }
 }
 

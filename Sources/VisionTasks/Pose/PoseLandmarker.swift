@@ -49,9 +49,10 @@ public final class PoseLandmarker: @unchecked Sendable {
     }
 
     /// A landmarker with `options` (copied). Throws `TasksError.invalidArgument` for invalid
-    /// options (`numPoses` < 1, a confidence outside 0...1, a delegate in image or video mode
-    /// or none in live-stream mode, a model that is not a pose landmarker bundle),
-    /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
+    /// options (`numPoses` < 1, a confidence outside 0...1, `baseOptions.numThreads` < 1, a
+    /// delegate in image or video mode or none in live-stream mode, a model that is not a pose
+    /// landmarker bundle), `.notFound` for a missing model file or bundle member,
+    /// `.unimplemented` for the GPU.
     public init(options: PoseLandmarkerOptions) throws {
         let options = options.copy()
         try options.validate()
@@ -67,7 +68,7 @@ public final class PoseLandmarker: @unchecked Sendable {
                 minPosePresenceConfidence: options.minPosePresenceConfidence,
                 minTrackingConfidence: options.minTrackingConfidence,
                 outputSegmentationMasks: options.outputSegmentationMasks,
-                threadCount: ProcessInfo.processInfo.activeProcessorCount))
+                threadCount: try options.baseOptions.threadCount()))
         let relay = DelegateRelay(delegate: delegate)
         self.relay = relay
         self.runningMode = options.runningMode

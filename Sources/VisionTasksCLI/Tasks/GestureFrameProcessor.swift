@@ -27,6 +27,7 @@ struct GestureFrameProcessor: FrameProcessor {
         if mode == .image, let imageRecognizer { return imageRecognizer }
         let options = GestureRecognizerOptions()
         options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = settings.threads
         options.runningMode = mode
         options.numHands = settings.numHands
         options.minHandDetectionConfidence = settings.minHandDetectionConfidence

@@ -23,6 +23,7 @@ struct HandsFrameProcessor: FrameProcessor {
         if mode == .image, let imageLandmarker { return imageLandmarker }
         let options = HandLandmarkerOptions()
         options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = settings.threads
         options.runningMode = mode
         options.numHands = settings.numHands
         options.minHandDetectionConfidence = settings.minHandDetectionConfidence

@@ -22,8 +22,12 @@ struct HandsTaskOptions: ParsableArguments {
     @Option(help: "Overlap above which a palm detection is taken for a hand already tracked in videos (0...1).")
     var minTrackingConfidence: Float = 0.5
 
+    @Option(help: "Threads each model runs on (default: all cores).")
+    var threads: Int = BaseOptions.defaultNumThreads
+
     mutating func validate() throws {
         guard numHands >= 1 else { throw ValidationError("--num-hands must be at least 1") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         for (name, value) in [
             ("--min-hand-detection-confidence", minHandDetectionConfidence),
             ("--min-hand-presence-confidence", minHandPresenceConfidence),

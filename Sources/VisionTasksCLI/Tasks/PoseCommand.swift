@@ -48,8 +48,12 @@ struct PoseCommand: ParsableCommand {
     @Flag(help: "Compute segmentation masks and include their summaries in the results (implied by --masks).")
     var segmentationMasks = false
 
+    @Option(help: "Threads each model runs on (default: all cores).")
+    var threads: Int = BaseOptions.defaultNumThreads
+
     mutating func validate() throws {
         guard numPoses >= 1 else { throw ValidationError("--num-poses must be at least 1") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         for (name, value) in [
             ("--min-pose-detection-confidence", minPoseDetectionConfidence),
             ("--min-pose-presence-confidence", minPosePresenceConfidence),
@@ -72,7 +76,7 @@ struct PoseCommand: ParsableCommand {
             minPoseDetectionConfidence: minPoseDetectionConfidence,
             minPosePresenceConfidence: minPosePresenceConfidence,
             minTrackingConfidence: minTrackingConfidence,
-            outputSegmentationMasks: segmentationMasks || media.masks != nil)
+            outputSegmentationMasks: segmentationMasks || media.masks != nil, threads: threads)
         // Fail early (and once) on a bad model instead of once per input.
         _ = try processor.landmarker(for: .image)
         guard try MediaDriver(options: media).run(&processor) else { throw ExitCode(1) }

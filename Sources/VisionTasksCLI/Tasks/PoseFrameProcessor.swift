@@ -11,6 +11,7 @@ struct PoseFrameProcessor: FrameProcessor {
     let minPosePresenceConfidence: Float
     let minTrackingConfidence: Float
     let outputSegmentationMasks: Bool
+    let threads: Int
 
     private var imageLandmarker: PoseLandmarker?
     private var current: PoseLandmarker?
@@ -18,7 +19,7 @@ struct PoseFrameProcessor: FrameProcessor {
 
     init(
         modelPath: String, numPoses: Int, minPoseDetectionConfidence: Float, minPosePresenceConfidence: Float,
-        minTrackingConfidence: Float, outputSegmentationMasks: Bool
+        minTrackingConfidence: Float, outputSegmentationMasks: Bool, threads: Int = BaseOptions.defaultNumThreads
     ) {
         self.modelPath = modelPath
         self.numPoses = numPoses
@@ -26,6 +27,7 @@ struct PoseFrameProcessor: FrameProcessor {
         self.minPosePresenceConfidence = minPosePresenceConfidence
         self.minTrackingConfidence = minTrackingConfidence
         self.outputSegmentationMasks = outputSegmentationMasks
+        self.threads = threads
     }
 
     var resultKey: String { "pose" }
@@ -35,6 +37,7 @@ struct PoseFrameProcessor: FrameProcessor {
         if mode == .image, let imageLandmarker { return imageLandmarker }
         let options = PoseLandmarkerOptions()
         options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = threads
         options.runningMode = mode
         options.numPoses = numPoses
         options.minPoseDetectionConfidence = minPoseDetectionConfidence
