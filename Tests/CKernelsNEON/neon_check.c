@@ -205,7 +205,9 @@ static void check_dwconv(ck_threadpool *pool) {
                                       {11, 6, 40, 5, 5, 1, 1, 2, 2},  {12, 13, 8, 5, 5, 2, 1, 1, 2},
                                       {20, 19, 16, 3, 3, 1, 1, 1, 1}, {7, 7, 64, 5, 5, 1, 1, 2, 2},
                                       {9, 9, 21, 3, 3, 1, 1, 1, 1},   {9, 9, 3, 3, 2, 1, 2, 2, 1},
-                                      {4, 4, 1, 1, 1, 1, 1, 0, 0},    {13, 11, 37, 5, 5, 2, 1, 2, 2}};
+                                      {4, 4, 1, 1, 1, 1, 1, 0, 0},    {13, 11, 37, 5, 5, 2, 1, 2, 2},
+                                      // shared among threads (rows, then channel groups)
+                                      {16, 15, 40, 5, 5, 1, 1, 2, 2}, {3, 40, 96, 3, 3, 1, 1, 1, 1}};
     for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
         const size_t h = cases[s][0], w = cases[s][1], c = cases[s][2], kh = cases[s][3], kw = cases[s][4];
         const size_t stride = cases[s][5], dil = cases[s][6], pt = cases[s][7], pl = cases[s][8];

@@ -18,6 +18,10 @@
 #define CK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CK_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/// Layers with fewer multiply-adds (or element visits) than this run on the calling thread:
+/// waking the workers costs more than the few microseconds of work they would share.
+#define CK_PARALLEL_MIN_WORK 65536
+
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)
     return ck_active_isa() == CK_ISA_AVX2_FMA;

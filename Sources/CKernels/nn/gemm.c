@@ -234,7 +234,7 @@ CK_SIMD8_INLINE void tile_simd(const int R, const int F16, const int WIDE, const
         acc[i][1] = bias1;
     }
     size_t r = 0; // panel row (tap, channel)
-    if (R == 1 && WIDE) {
+    if (R == 1) {
         // One row has a single dependency chain per column group; four partial sums over k
         // keep the FMA units busy (matrix-vector products such as fully connected layers).
         ck_v8 p0 = v8_zero(), p1 = v8_zero(), q0 = v8_zero(), q1 = v8_zero(), u0 = v8_zero(), u1 = v8_zero();
@@ -245,22 +245,24 @@ CK_SIMD8_INLINE void tile_simd(const int R, const int F16, const int WIDE, const
                 const ck_v8 x0 = v8_broadcast(a0 + p), x1 = v8_broadcast(a0 + p + 1);
                 const ck_v8 x2 = v8_broadcast(a0 + p + 2), x3 = v8_broadcast(a0 + p + 3);
                 acc[0][0] = v8_fma(x0, gemm_weights(F16, w, r * NR), acc[0][0]);
-                acc[0][1] = v8_fma(x0, gemm_weights(F16, w, r * NR + 8), acc[0][1]);
                 p0 = v8_fma(x1, gemm_weights(F16, w, (r + 1) * NR), p0);
-                p1 = v8_fma(x1, gemm_weights(F16, w, (r + 1) * NR + 8), p1);
                 q0 = v8_fma(x2, gemm_weights(F16, w, (r + 2) * NR), q0);
-                q1 = v8_fma(x2, gemm_weights(F16, w, (r + 2) * NR + 8), q1);
                 u0 = v8_fma(x3, gemm_weights(F16, w, (r + 3) * NR), u0);
-                u1 = v8_fma(x3, gemm_weights(F16, w, (r + 3) * NR + 8), u1);
+                if (WIDE) {
+                    acc[0][1] = v8_fma(x0, gemm_weights(F16, w, r * NR + 8), acc[0][1]);
+                    p1 = v8_fma(x1, gemm_weights(F16, w, (r + 1) * NR + 8), p1);
+                    q1 = v8_fma(x2, gemm_weights(F16, w, (r + 2) * NR + 8), q1);
+                    u1 = v8_fma(x3, gemm_weights(F16, w, (r + 3) * NR + 8), u1);
+                }
             }
             for (; p < k; p++, r++) {
                 const ck_v8 x0 = v8_broadcast(a0 + p);
                 acc[0][0] = v8_fma(x0, gemm_weights(F16, w, r * NR), acc[0][0]);
-                acc[0][1] = v8_fma(x0, gemm_weights(F16, w, r * NR + 8), acc[0][1]);
+                if (WIDE) acc[0][1] = v8_fma(x0, gemm_weights(F16, w, r * NR + 8), acc[0][1]);
             }
         }
         acc[0][0] = v8_add(v8_add(acc[0][0], p0), v8_add(q0, u0));
-        acc[0][1] = v8_add(v8_add(acc[0][1], p1), v8_add(q1, u1));
+        if (WIDE) acc[0][1] = v8_add(v8_add(acc[0][1], p1), v8_add(q1, u1));
     } else {
         for (size_t t = 0; t < taps; t++) {
             const float *a[MR];
@@ -312,6 +314,67 @@ CK_SIMD8_INLINE void tile_simd(const int R, const int F16, const int WIDE, const
     }
 }
 
+/// A matrix-vector product (m = 1): P panels at once, so each input value is broadcast once
+/// for P panels, with bias + sum over k in order for every output (like a multi-row tile).
+CK_SIMD8_INLINE void gemv_panels(const int P, const int F16, const gemm_job *job, size_t first_panel) {
+    ck_v8 acc[4][2];
+    const void *w[4];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const char *base = job->packed + (first_panel + (size_t)q) * job->panel_bytes;
+        const float *bias = (const float *)(const void *)base;
+        acc[q][0] = v8_load(bias);
+        acc[q][1] = v8_load(bias + 8);
+        w[q] = base + NR * sizeof(float);
+    }
+    size_t r = 0;
+    for (size_t t = 0; t < job->taps; t++) {
+        const float *a = gemm_row(job, 0, t);
+        for (size_t p = 0; p < job->k; p++, r++) {
+            const ck_v8 x = v8_broadcast(a + p);
+#pragma clang loop unroll(full)
+            for (int q = 0; q < P; q++) {
+                acc[q][0] = v8_fma(x, gemm_weights(F16, w[q], r * NR), acc[q][0]);
+                acc[q][1] = v8_fma(x, gemm_weights(F16, w[q], r * NR + 8), acc[q][1]);
+            }
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const size_t n0 = (first_panel + (size_t)q) * NR, nr = CK_MIN(NR, job->n - n0);
+        gemm_store(job, acc[q][0], 0, n0, CK_MIN(8, nr));
+        if (nr > 8) gemm_store(job, acc[q][1], 0, n0 + 8, nr - 8);
+    }
+}
+
+/// Panels [p_begin, p_end) of a matrix-vector product. Panels in whole groups of four (counted
+/// from panel 0, so the grouping does not depend on how threads split the panels) run four at
+/// a time; the last panels, fewer than four, run as single-row tiles (four partial sums over k,
+/// which keep the FMA units busy with one panel).
+CK_SIMD8_INLINE void gemv_simd(const int F16, const gemm_job *job, size_t p_begin, size_t p_end) {
+    const size_t grouped = job->n_tiles / 4 * 4;
+    size_t panel = p_begin;
+    while (panel < p_end) {
+        if (panel >= grouped) {
+            if (job->n - panel * NR > 8) {
+                tile_simd(1, F16, 1, job, 0, panel);
+            } else {
+                tile_simd(1, F16, 0, job, 0, panel);
+            }
+            panel++;
+            continue;
+        }
+        const size_t end = CK_MIN(p_end, (panel / 4 + 1) * 4);
+        switch (end - panel) {
+        case 4: gemv_panels(4, F16, job, panel); break;
+        case 3: gemv_panels(3, F16, job, panel); break;
+        case 2: gemv_panels(2, F16, job, panel); break;
+        default: gemv_panels(1, F16, job, panel); break;
+        }
+        panel = end;
+    }
+}
+
 /// One tile: rows [i0, i0 + 6) (fewer at the end) of one panel.
 CK_SIMD8_INLINE void tile_any_simd(const int F16, const gemm_job *job, size_t tile, size_t panel) {
     const int wide = job->n - panel * NR > 8;
@@ -347,10 +410,18 @@ CK_SIMD8_INLINE void tiles_simd(const int F16, const gemm_job *job, size_t t_beg
 
 CK_SIMD8_FN static void tiles_simd_f32(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
                                        int tile_major) {
+    if (job->m == 1) {
+        gemv_simd(0, job, p_begin, p_end);
+        return;
+    }
     tiles_simd(0, job, t_begin, t_end, p_begin, p_end, tile_major);
 }
 CK_SIMD8_FN static void tiles_simd_f16(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
                                        int tile_major) {
+    if (job->m == 1) {
+        gemv_simd(1, job, p_begin, p_end);
+        return;
+    }
     tiles_simd(1, job, t_begin, t_end, p_begin, p_end, tile_major);
 }
 #endif
@@ -389,6 +460,10 @@ static void gemm_range(void *context, size_t begin, size_t end) {
         }
         return;
     }
+    if (job->m_tiles == 1) { // one row tile: the units are panels, taken together
+        tiles(job, 0, 1, begin, end, 0);
+        return;
+    }
     size_t unit = begin;
     while (unit < end) {
         const size_t panel = unit / job->m_tiles, first = unit % job->m_tiles;
@@ -409,12 +484,13 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     job->panel_bytes = job->f16 ? panel_bytes_f16(kk) : NR * (1 + kk) * sizeof(float);
     const size_t a_bytes = job->m * kk * sizeof(float);
     const size_t w_bytes = job->n_tiles * job->panel_bytes;
-    job->m_outer = a_bytes >= w_bytes;
+    job->m_outer = job->m > 1 && a_bytes >= w_bytes;
     // Weights that fit in the L1 cache are re-read from it for every row tile (each output row
     // is then written whole); larger weights pass over blocks of about 16 KB of rows, so each
     // panel is read from the L2 cache once per block.
     const size_t tile_bytes = MR * kk * sizeof(float);
     job->row_block = w_bytes <= 24576 ? 1 : CK_MAX((size_t)1, (size_t)16384 / CK_MAX(tile_bytes, (size_t)1));
+    if (job->m * job->n * kk < CK_PARALLEL_MIN_WORK) pool = NULL;
     ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * job->n_tiles, gemm_range, job);
 }
 
@@ -537,6 +613,7 @@ void ck_conv_narrow(const ck_conv_narrow_params *p, ck_threadpool *pool) {
 #if defined(CK_SIMD8)
     job.simd = ck_use_simd8();
 #endif
+    if (p->m * p->n * p->k * p->taps < CK_PARALLEL_MIN_WORK) pool = NULL;
     ck_parallel_for(pool, (p->m + 3) / 4, narrow_range, &job);
 }
 
@@ -675,6 +752,7 @@ int ck_conv_narrow_direct(const ck_conv_narrow_direct_params *p, ck_threadpool *
                                  : (p->stride == 1 ? narrow_direct_5x5s1 : narrow_direct_5x5s2);
     }
 #endif
+    if (p->batch * p->out_h * p->out_w * p->n * p->kernel * p->kernel * 8 < CK_PARALLEL_MIN_WORK) pool = NULL;
     ck_parallel_for(pool, p->batch * p->out_h, narrow_direct_range, &job);
     return 1;
 }
