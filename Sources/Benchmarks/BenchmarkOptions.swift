@@ -3,7 +3,8 @@ import VisionTasks
 
 /// Command-line options of `vision-tasks-bench`.
 struct BenchmarkOptions {
-    var threadCounts: [Int] = [1, 2]
+    /// Our thread counts: 1 and the default (all cores), or --threads.
+    var threadCounts: [Int] = Array(Set([1, BaseOptions.defaultNumThreads])).sorted()
     /// Model file names (or paths) to time; empty = every installed `.tflite`.
     var models: [String] = []
     var runs = 50
@@ -11,6 +12,8 @@ struct BenchmarkOptions {
     var compareWithLiteRT = true
     /// Print where the time goes, per operator kind, instead of the comparison.
     var profile = false
+    /// With `profile`: also list every operator with its best time and multiply-add rate.
+    var profileOperators = false
     /// Sections to run (`models`, `gesture`, `hands`, `pose`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
@@ -18,6 +21,8 @@ struct BenchmarkOptions {
     var poseNumPoses = 1
     var poseMasks = false
     var compareWithMediaPipe = true
+    /// Also print per-file (and fastest-run) tables.
+    var details = false
 
     static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose"]
 
@@ -25,24 +30,29 @@ struct BenchmarkOptions {
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
-        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile]
-                          [--sections models,gesture,hands,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe]
+        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators]
+                          [--sections models,gesture,hands,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe] [--details]
 
-          --threads   thread counts to run with (default 1,2)
+        Prints one table: for each model, our median invoke time and LiteRT's (XNNPACK) at the same thread
+        count; for each task (gesture: image mode on the test images, hands: video mode on the test videos,
+        pose: image and video mode), our median time per image or frame at each thread count and MediaPipe's
+        Python Tasks API's (as it runs by default) on the same files; the ratios; and each side's peak memory.
+
+          --threads   our thread counts, and LiteRT's (default: 1 and all cores)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
           --runs      timed invocations per model (default 50); the median is reported
           --warmup    untimed invocations first (default 5)
           --profile   print our time per operator kind for each model instead of the comparison
+          --profile-operators   the same, plus every operator's best time and multiply-add rate
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
-          --sections  sections to run, of models,gesture,hands,pose (default: all); gesture: image mode on
-                      the test images, hands: video mode on every frame of the test videos (each
-                      reports its own peak memory); pose's peak memory is the process's, so run
-                      that section alone to read it
+          --sections  sections to run, of models,gesture,hands,pose (default: all)
           --task-runs timed calls per image in the task sections (default 10); video frames run once
           --pose-num-poses N, --pose-masks   pose options (default 1 pose, no masks)
           --no-mediapipe  do not time MediaPipe's Python Tasks API (otherwise $VISION_TASKS_PYTHON
                       or python3 runs scripts/benchmarks/mediapipe_tasks.py with mediapipe)
+          --details   also print per-file medians and the models' fastest runs
+        Run under scripts/dev/count-allocations to add heap allocations per call to the notes.
         Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
         """
 
@@ -71,6 +81,9 @@ struct BenchmarkOptions {
             case "--warmup": warmup = try positiveInts(try value(for: argument), argument)[0]
             case "--no-litert": compareWithLiteRT = false
             case "--profile": profile = true
+            case "--profile-operators":
+                profile = true
+                profileOperators = true
             case "--sections":
                 sections = Set(try value(for: argument).split(separator: ",").map(String.init))
                 guard sections.isSubset(of: Self.sectionNames) else {
@@ -80,6 +93,7 @@ struct BenchmarkOptions {
             case "--pose-num-poses": poseNumPoses = try positiveInts(try value(for: argument), argument)[0]
             case "--pose-masks": poseMasks = true
             case "--no-mediapipe": compareWithMediaPipe = false
+            case "--details": details = true
             case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)
             default: throw UsageError(description: "unknown argument \(argument)\n\(BenchmarkOptions.usage)")
             }

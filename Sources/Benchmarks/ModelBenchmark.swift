@@ -2,39 +2,53 @@ import Foundation
 import LiteInterpreter
 
 /// Section "models": our median `invoke()` time per model file beside LiteRT's (XNNPACK) at
-/// the same thread count.
+/// the same thread count, each timed right after the other so both see the same machine load.
+/// Peak memory: our process while the model is loaded and run (reset per model), and LiteRT's
+/// Python process (NumPy and the LiteRT runtime included).
 struct ModelBenchmark {
     let options: BenchmarkOptions
 
-    func run() throws -> String {
+    func run() throws -> SectionResult {
         let files = try options.modelFiles()
-        var table = TablePrinter(headers: ["model", "threads", "ours (ms)", "LiteRT (ms)", "ours / LiteRT"])
-        var notes: [String] = []
+        var result = SectionResult()
+        var fastest = TablePrinter(headers: ["model", "threads", "ours fastest (ms)", "LiteRT fastest (ms)", "ratio"])
+        var litertAvailable = options.compareWithLiteRT
         for threads in options.threadCounts {
             for file in files {
-                // LiteRT right before ours, model by model, so both see the same machine load.
-                var theirs: Double?
-                if options.compareWithLiteRT, notes.isEmpty {
+                var theirs: (median: Double?, fastest: Double?, peak: Double?, version: String?) = (nil, nil, nil, nil)
+                if litertAvailable {
                     do {
                         let lines = try PythonRunner.run(
                             script: "scripts/benchmarks/litert_invoke.py",
                             arguments: [file.path, "--threads", "\(threads)", "--runs", "\(options.runs)", "--warmup", "\(options.warmup)"])
-                        theirs = lines.first?["median_ms"] as? Double
+                        let line = lines.first
+                        theirs = (line?["median_ms"] as? Double, line?["min_ms"] as? Double, line?["peak_rss_mb"] as? Double,
+                                  line?["version"] as? String)
                     } catch {
-                        notes.append("LiteRT not timed: \(error)")
+                        result.notes.append("LiteRT not timed: \(error)")
+                        litertAvailable = false
                     }
                 }
-                let ours = try median(file, threads: threads)
-                let ratio = theirs.map { String(format: "%.2f", ours / $0) } ?? "n/a"
-                table.add([file.lastPathComponent, "\(threads)", formatMilliseconds(ours), formatMilliseconds(theirs), ratio])
+                ResidentMemory.resetPeak()
+                let ours = try time(file, threads: threads)
+                let reference = "LiteRT\(theirs.version.map { " \($0)" } ?? ""), \(threads) thread\(threads == 1 ? "" : "s")"
+                result.rows.append(BenchmarkRow(
+                    section: "models", item: file.lastPathComponent, threads: threads, ours: ours.median,
+                    reference: litertAvailable ? reference : "LiteRT (not run)", theirs: theirs.median,
+                    oursPeakMegabytes: ResidentMemory.peakMegabytes(), theirPeakMegabytes: theirs.peak))
+                let ratio = theirs.fastest.map { String(format: "%.2f", ours.fastest / $0) } ?? "n/a"
+                fastest.add([file.lastPathComponent, "\(threads)", formatMilliseconds(ours.fastest), formatMilliseconds(theirs.fastest), ratio])
             }
         }
-        return (["## Model invoke (median of \(options.runs) runs after \(options.warmup) warm-up)", "", table.render()]
-            + (notes.isEmpty ? [] : [""] + notes)).joined(separator: "\n")
+        result.notes.append(
+            "models: median of \(options.runs) invocations after \(options.warmup) warm-up ones, on uniform random inputs; "
+                + "LiteRT with its default CPU path (XNNPACK) and num_threads as shown, one Python process per model and thread count.")
+        result.details.append("## Model invoke, fastest of \(options.runs) runs (less sensitive to other load)\n\n" + fastest.render())
+        return result
     }
 
-    /// Median milliseconds of `invoke()` on uniform random inputs.
-    func median(_ file: URL, threads: Int) throws -> Double {
+    /// Median and fastest milliseconds of `invoke()` on uniform random inputs.
+    func time(_ file: URL, threads: Int) throws -> (median: Double, fastest: Double) {
         let model = try Model(contentsOf: file)
         let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
         var generator = SystemRandomNumberGenerator()
@@ -46,12 +60,10 @@ struct ModelBenchmark {
         for _ in 0..<options.warmup { try interpreter.invoke() }
         var times: [Double] = []
         times.reserveCapacity(options.runs)
-        let clock = ContinuousClock()
         for _ in 0..<options.runs {
-            let elapsed = try clock.measure { try interpreter.invoke() }
-            times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            times.append(try milliseconds { try interpreter.invoke() })
         }
         times.sort()
-        return times[times.count / 2]
+        return (times[times.count / 2], times[0])
     }
 }

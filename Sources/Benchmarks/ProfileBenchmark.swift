@@ -15,11 +15,13 @@ struct ProfileBenchmark {
                 // The fastest run of each operator: robust against other processes on the machine.
                 var best: [Double] = []
                 var kinds: [String] = []
+                var first: [OperatorTiming] = []
                 for _ in 0..<options.runs {
                     let timings = try interpreter.invokeProfiled()
                     if best.isEmpty {
                         best = timings.map(\.seconds)
                         kinds = timings.map(\.kind)
+                        first = timings
                     }
                     for (i, timing) in timings.enumerated() {
                         let entry = totals[timing.kind] ?? (0, 0)
@@ -38,7 +40,17 @@ struct ProfileBenchmark {
                                formatMilliseconds((bestByKind[kind] ?? 0) * 1000)])
                 }
                 let bestTotal = best.reduce(0, +) * 1000
-                sections.append("## \(file.lastPathComponent), \(threads) thread(s): mean \(formatMilliseconds(sum * 1000)) ms per invoke over \(options.runs) runs; sum of each operator's best: \(formatMilliseconds(bestTotal)) ms\n\n" + table.render())
+                var text = "## \(file.lastPathComponent), \(threads) thread(s): mean \(formatMilliseconds(sum * 1000)) ms per invoke over \(options.runs) runs; sum of each operator's best: \(formatMilliseconds(bestTotal)) ms\n\n" + table.render()
+                if options.profileOperators {
+                    // Every operator in execution order with its best time and rate.
+                    var detail = TablePrinter(headers: ["#", "operator", "shapes", "best ms", "GMAC/s"])
+                    for (timing, seconds) in zip(first, best) {
+                        let rate = timing.multiplyAdds > 0 && seconds > 0 ? String(format: "%.1f", Double(timing.multiplyAdds) / seconds / 1e9) : ""
+                        detail.add(["\(timing.operatorIndex)", timing.kind, timing.detail, formatMilliseconds(seconds * 1000), rate])
+                    }
+                    text += "\n\n" + detail.render()
+                }
+                sections.append(text)
             }
         }
         return sections.joined(separator: "\n\n")

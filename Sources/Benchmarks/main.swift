@@ -1,20 +1,26 @@
 import Foundation
 import LiteInterpreter
 
-// `vision-tasks-bench`: prints our timings beside LiteRT's. Sections are independent: each
-// prints its own table.
+// `vision-tasks-bench`: one table of our timings beside LiteRT's (models) and MediaPipe's
+// (tasks), measured in this run; or, with --profile, where our time goes per operator.
 do {
     let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-    print("kernels: \(KernelInstructionSet.active.rawValue), cores: \(ProcessInfo.processInfo.activeProcessorCount)\(loadNote())")
+    print(MachineDescription.current().lines.joined(separator: "\n"))
     print("")
     if options.profile {
         print(try ProfileBenchmark(options: options).run())
     } else {
-        if options.runs(section: "models") { print(try ModelBenchmark(options: options).run()) }
-        if options.runs(section: "gesture") || options.runs(section: "hands") {
-            print(try HandsBenchmark(options: options).run())
+        var sections: [SectionResult] = []
+        if options.runs(section: "models") { sections.append(try ModelBenchmark(options: options).run()) }
+        for section in ["gesture", "hands", "pose"] where options.runs(section: section) {
+            sections.append(try TaskBenchmark(options: options).run(section: section))
         }
-        if options.runs(section: "pose") { print(try PoseBenchmark(options: options).run()) }
+        print(BenchmarkRow.table(sections.flatMap(\.rows)))
+        let notes = sections.flatMap(\.notes)
+        if !notes.isEmpty { print("\n" + notes.map { "- \($0)" }.joined(separator: "\n")) }
+        if options.details {
+            for detail in sections.flatMap(\.details) where !detail.isEmpty { print("\n" + detail) }
+        }
     }
 } catch let error as BenchmarkOptions.UsageError {
     FileHandle.standardError.write(Data("\(error.description)\n".utf8))
@@ -22,11 +28,4 @@ do {
 } catch {
     FileHandle.standardError.write(Data("vision-tasks-bench: \(error)\n".utf8))
     exit(1)
-}
-
-/// The machine's load when the benchmark starts (timings on a busy machine are slower).
-func loadNote() -> String {
-    var loads = [Double](repeating: 0, count: 3)
-    guard getloadavg(&loads, 3) == 3 else { return "" }
-    return String(format: ", load average %.2f %.2f %.2f", loads[0], loads[1], loads[2])
 }

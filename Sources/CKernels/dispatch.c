@@ -8,7 +8,7 @@
 static ck_isa detect(void) {
 #if defined(CK_X86)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
         return CK_ISA_AVX2_FMA;
     }
     return CK_ISA_PORTABLE;

@@ -300,15 +300,24 @@ static int check_u8_args(const uint8_t *src, int sw, int sh, size_t stride, int 
     return 1;
 }
 
+/// Outputs at most this wide (every model input) keep their row buffers on the stack, so a
+/// crop into a model allocates nothing.
+#define CK_WARP_STACK_WIDTH 1024
+
 static int warp_perspective(const uint8_t *src, int sw, int sh, size_t stride, int cn,
                             const double *m, int border, uint8_t *dst_u8, float *dst_f32,
                             float scale, float offset, int dw, int dh) {
     ensure_tables();
-    int32_t *coords = (int32_t *)malloc(sizeof(int32_t) * 2 * (size_t)dw);
-    uint8_t *row = dst_f32 ? (uint8_t *)malloc((size_t)dw * 3) : NULL;
+    int32_t coords_stack[2 * CK_WARP_STACK_WIDTH];
+    uint8_t row_stack[3 * CK_WARP_STACK_WIDTH];
+    const int on_stack = dw <= CK_WARP_STACK_WIDTH;
+    int32_t *coords = on_stack ? coords_stack : (int32_t *)malloc(sizeof(int32_t) * 2 * (size_t)dw);
+    uint8_t *row = !dst_f32 ? NULL : on_stack ? row_stack : (uint8_t *)malloc((size_t)dw * 3);
     if (!coords || (dst_f32 && !row)) {
-        free(coords);
-        free(row);
+        if (!on_stack) {
+            free(coords);
+            free(row);
+        }
         return CK_WARP_BAD_ARGUMENT;
     }
     int32_t *X = coords, *Y = coords + dw;
@@ -323,8 +332,10 @@ static int warp_perspective(const uint8_t *src, int sw, int sh, size_t stride, i
             convert_row(row, dw * 3, scale, offset, dst_f32 + (size_t)y * (size_t)dw * 3);
         }
     }
-    free(coords);
-    free(row);
+    if (!on_stack) {
+        free(coords);
+        free(row);
+    }
     return CK_WARP_OK;
 }
 
@@ -379,7 +390,9 @@ int ck_warp_affine_f32c1(const float *src, int src_width, int src_height,
         return CK_WARP_BAD_ARGUMENT;
     }
     ensure_tables();
-    int *delta = (int *)malloc(sizeof(int) * 2 * (size_t)dst_width);
+    int delta_stack[2 * 2048];
+    const int on_stack = dst_width <= 2048;
+    int *delta = on_stack ? delta_stack : (int *)malloc(sizeof(int) * 2 * (size_t)dst_width);
     if (!delta) return CK_WARP_BAD_ARGUMENT;
     int *adelta = delta, *bdelta = delta + dst_width;
     const double ab_scale = (double)(1 << kAffineBits);
@@ -429,6 +442,6 @@ int ck_warp_affine_f32c1(const float *src, int src_width, int src_height,
             out[x] = v[0] * w[0] + v[1] * w[1] + v[2] * w[2] + v[3] * w[3];
         }
     }
-    free(delta);
+    if (!on_stack) free(delta);
     return CK_WARP_OK;
 }

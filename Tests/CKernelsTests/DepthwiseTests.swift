@@ -63,6 +63,10 @@ final class DepthwiseTests: XCTestCase {
             Case(h: 12, w: 13, c: 5, kh: 5, kw: 5, stride: 2, dilation: 1, padTop: 1, padLeft: 2, oh: 6, ow: 7),
             Case(h: 9, w: 9, c: 3, kh: 3, kw: 2, stride: 1, dilation: 2, padTop: 2, padLeft: 1, oh: 9, ow: 9),
             Case(h: 4, w: 4, c: 1, kh: 1, kw: 1, stride: 1, dilation: 1, padTop: 0, padLeft: 0, oh: 4, ow: 4),
+            // Large enough to be shared among threads (smaller layers run on the calling thread),
+            // and with few rows, so that threads split the channels.
+            Case(h: 16, w: 15, c: 40, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 16, ow: 15),
+            Case(h: 3, w: 40, c: 96, kh: 3, kw: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1, oh: 3, ow: 40),
         ]
         for t in cases {
             let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)

@@ -26,7 +26,8 @@ final class GEMMTests: XCTestCase {
                     let cBase = cp.baseAddress
                     let run = { (sp: UnsafePointer<Float>?) in
                         var params = ck_gemm_params(m: m, n: n, k: k, a: ap.baseAddress, a_stride: k, packed: wp.baseAddress,
-                                                    c: cBase, c_stride: stride, out_min: lo, out_max: hi, prelu: sp)
+                                                    c: cBase, c_stride: stride, out_min: lo, out_max: hi, prelu: sp,
+                                                    residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity, weights_f16: 0)
                         ck_gemm(&params, pool)
                     }
                     if let slopes { slopes.withUnsafeBufferPointer { run($0.baseAddress) } } else { run(nil) }
@@ -128,7 +129,9 @@ final class GEMMTests: XCTestCase {
                             out.withUnsafeMutableBufferPointer { op in
                                 var params = ck_igemm_params(m: oh * ow, n: oc, k: c, taps: kh * kw, indirection: table.baseAddress,
                                                              packed: wp.baseAddress, c: op.baseAddress, c_stride: oc,
-                                                             out_min: -.infinity, out_max: .infinity, prelu: nil)
+                                                             out_min: -.infinity, out_max: .infinity, prelu: nil,
+                                                             residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity,
+                                                             weights_f16: 0)
                                 ck_igemm(&params, nil)
                             }
                         }
@@ -185,6 +188,137 @@ final class GEMMTests: XCTestCase {
             }
             assertClose(portable, expected, tolerance: 1e-5, "portable narrow \(m) \(n) \(k) \(taps)")
             assertClose(simd, portable, tolerance: 1e-5, "simd narrow \(m) \(n) \(k) \(taps)")
+        }
+    }
+
+    /// GEMM with every option: half-precision panels, a residual with its clamp, PReLU.
+    func gemmFull(m: Int, n: Int, k: Int, a: [Float], packed: UnsafeRawPointer, f16: Bool, residual: [Float]?,
+                  lo: Float, hi: Float, lo2: Float, hi2: Float, prelu: [Float]?, pool: OpaquePointer? = nil) -> [Float] {
+        let stride = n + 3
+        var c = [Float](repeating: 12345, count: m * stride)
+        let slopes = prelu ?? [], res = residual ?? []
+        a.withUnsafeBufferPointer { ap in
+            slopes.withUnsafeBufferPointer { sp in
+                res.withUnsafeBufferPointer { rp in
+                    c.withUnsafeMutableBufferPointer { cp in
+                        var params = ck_gemm_params(
+                            m: m, n: n, k: k, a: ap.baseAddress, a_stride: k, packed: packed, c: cp.baseAddress, c_stride: stride,
+                            out_min: lo, out_max: hi, prelu: prelu == nil ? nil : sp.baseAddress,
+                            residual: residual == nil ? nil : rp.baseAddress, residual_stride: stride, sum_min: lo2, sum_max: hi2,
+                            weights_f16: f16 ? 1 : 0)
+                        ck_gemm(&params, pool)
+                    }
+                }
+            }
+        }
+        return c
+    }
+
+    func testHalfPrecisionPanelsAndResidualEpilogue() throws {
+        var g = SeededGenerator(seed: 5)
+        for (m, n, k) in Self.shapes {
+            let a = randomFloats(m * k, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
+            // Weights that are half-precision values: both packings give identical results.
+            let w = randomFloats(n * k, &g).map { ($0 * 2048).rounded() / 2048 }
+            XCTAssertEqual(w.withUnsafeBufferPointer { ck_f16_exact($0.baseAddress, $0.count) }, 1)
+            XCTAssertEqual([Float(0.1)].withUnsafeBufferPointer { ck_f16_exact($0.baseAddress, 1) }, 0)
+            let residual = randomFloats(m * (n + 3), &g, in: -4...4)
+            let packed32 = pack(n: n, taps: 1, k: k, weights: w, bias: bias)
+            var packed16 = [UInt8](repeating: 0xff, count: ck_conv_packed_bytes_f16(n, 1, k))
+            bias.withUnsafeBufferPointer { b in packed16.withUnsafeMutableBytes { ck_conv_pack_f16(n, 1, k, w, b.baseAddress, $0.baseAddress) } }
+            var expected = reference(m: m, n: n, k: k, a: a, w: w, bias: bias, lo: 0, hi: 6, prelu: nil)
+            for i in 0..<m {
+                for j in 0..<n {
+                    let v = min(max(expected[i * (n + 3) + j] + residual[i * (n + 3) + j], -2), 3)
+                    expected[i * (n + 3) + j] = v < 0 ? v * slopes[j] : v
+                }
+            }
+            let (portable, simd) = try portableAndDetected { () -> ([Float], [Float]) in
+                let full = packed32.withUnsafeBytes {
+                    gemmFull(m: m, n: n, k: k, a: a, packed: $0.baseAddress!, f16: false, residual: residual, lo: 0, hi: 6, lo2: -2, hi2: 3, prelu: slopes)
+                }
+                let half = packed16.withUnsafeBytes {
+                    gemmFull(m: m, n: n, k: k, a: a, packed: $0.baseAddress!, f16: true, residual: residual, lo: 0, hi: 6, lo2: -2, hi2: 3, prelu: slopes)
+                }
+                return (full, half)
+            }
+            assertClose(portable.0, expected, tolerance: 1e-5, "portable gemm+residual \(m)x\(n)x\(k)")
+            XCTAssertEqual(portable.1, portable.0, "portable half-precision panels \(m)x\(n)x\(k)")
+            assertClose(simd.0, portable.0, tolerance: 1e-5, "simd gemm+residual \(m)x\(n)x\(k)")
+            XCTAssertEqual(simd.1, simd.0, "simd half-precision panels \(m)x\(n)x\(k)")
+        }
+    }
+
+    func testHalfPrecisionConversionOfSpecialValues() {
+        // Subnormal halves, the largest half, infinities and signed zeros convert exactly; values
+        // between halves, below the smallest subnormal, above the largest half or NaN do not.
+        let exact: [Float] = [0, -0.0, 65504, -65504, .infinity, -.infinity, 0x1p-24, 3 * 0x1p-24, 0x1p-14, 1023 * 0x1p-24, 1.5]
+        let inexact: [Float] = [0x1p-25, 65520, 1 + 0x1p-11, .nan, 3 * 0x1p-25]
+        for value in exact {
+            XCTAssertEqual([value].withUnsafeBufferPointer { ck_f16_exact($0.baseAddress, 1) }, 1, "\(value)")
+            var packed = [UInt8](repeating: 0, count: ck_conv_packed_bytes_f16(1, 1, 1))
+            packed.withUnsafeMutableBytes { ck_conv_pack_f16(1, 1, 1, [value], nil, $0.baseAddress) }
+            let half = UInt16(packed[64]) | UInt16(packed[65]) << 8
+            var back: Float = 0
+            ck_f16_to_f32([half], &back, 1)
+            XCTAssertEqual(back.bitPattern, value.bitPattern, "\(value) through half precision")
+        }
+        for value in inexact {
+            XCTAssertEqual([value].withUnsafeBufferPointer { ck_f16_exact($0.baseAddress, 1) }, 0, "\(value)")
+        }
+    }
+
+    func testDirectNarrowConvolutionMatchesIndirect() throws {
+        var g = SeededGenerator(seed: 6)
+        // (h, w, n, kernel, stride, pad top, pad left)
+        for (h, w, n, kernel, stride, padTop, padLeft) in [(9, 13, 1, 3, 1, 1, 1), (10, 7, 3, 5, 2, 2, 1), (5, 17, 4, 3, 2, 0, 0), (3, 3, 2, 5, 1, 2, 2)] {
+            let oh = (h + 2 * padTop - kernel) / stride + 1, ow = (w + 2 * padLeft - kernel) / stride + 1
+            let image = randomFloats(h * w * 8, &g), weights = randomFloats(n * kernel * kernel * 8, &g), bias = randomFloats(n, &g)
+            let zeros = [Float](repeating: 0, count: 8)
+            func run(direct: Bool) -> [Float] {
+                var out = [Float](repeating: 0, count: oh * ow * n)
+                image.withUnsafeBufferPointer { ip in
+                    zeros.withUnsafeBufferPointer { zp in
+                        weights.withUnsafeBufferPointer { wp in
+                            bias.withUnsafeBufferPointer { bp in
+                                out.withUnsafeMutableBufferPointer { op in
+                                    if direct {
+                                        var p = ck_conv_narrow_direct_params(
+                                            batch: 1, in_h: h, in_w: w, out_h: oh, out_w: ow, n: n, kernel: kernel, stride: stride,
+                                            pad_top: padTop, pad_left: padLeft, input: ip.baseAddress, weights: wp.baseAddress,
+                                            bias: bp.baseAddress, output: op.baseAddress, out_min: -1, out_max: 2, prelu: nil)
+                                        XCTAssertEqual(ck_conv_narrow_direct(&p, nil), 1)
+                                        return
+                                    }
+                                    var table: [UnsafePointer<Float>?] = []
+                                    for oy in 0..<oh {
+                                        for ox in 0..<ow {
+                                            for ky in 0..<kernel {
+                                                for kx in 0..<kernel {
+                                                    let iy = oy * stride + ky - padTop, ix = ox * stride + kx - padLeft
+                                                    let inside = iy >= 0 && iy < h && ix >= 0 && ix < w
+                                                    table.append(inside ? ip.baseAddress! + (iy * w + ix) * 8 : zp.baseAddress)
+                                                }
+                                            }
+                                        }
+                                    }
+                                    table.withUnsafeBufferPointer { tp in
+                                        var p = ck_conv_narrow_params(
+                                            m: oh * ow, n: n, k: 8, taps: kernel * kernel, indirection: tp.baseAddress, weights: wp.baseAddress,
+                                            bias: bp.baseAddress, c: op.baseAddress, c_stride: n, out_min: -1, out_max: 2, prelu: nil)
+                                        ck_conv_narrow(&p, nil)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                return out
+            }
+            let (portable, simd) = try portableAndDetected { (run(direct: true), run(direct: false)) }
+            assertClose(portable.0, portable.1, tolerance: 1e-5, "portable direct narrow \(h)x\(w) k\(kernel) s\(stride)")
+            XCTAssertEqual(simd.0, simd.1, "simd direct narrow equals indirect \(h)x\(w) k\(kernel) s\(stride)")
+            assertClose(simd.0, portable.0, tolerance: 1e-5, "simd direct narrow \(h)x\(w) k\(kernel) s\(stride)")
         }
     }
 }

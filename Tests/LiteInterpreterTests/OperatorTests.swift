@@ -168,6 +168,10 @@ final class OperatorTests: XCTestCase {
             ConvCase(h: 6, w: 5, c: 18, oc: 33, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 3),
             ConvCase(h: 10, w: 6, c: 2, oc: 4, kh: 1, kw: 1, stride: 2, dilation: 1, same: false, activation: 0),
             ConvCase(h: 5, w: 6, c: 3, oc: 8, kh: 2, kw: 2, stride: 1, dilation: 1, same: true, activation: 0),
+            // Narrow convolutions over 8 channels read the image directly.
+            ConvCase(h: 9, w: 11, c: 8, oc: 1, kh: 3, kw: 3, stride: 1, dilation: 1, same: true, activation: 0),
+            ConvCase(h: 12, w: 10, c: 8, oc: 3, kh: 5, kw: 5, stride: 2, dilation: 1, same: true, activation: 1),
+            ConvCase(h: 6, w: 9, c: 8, oc: 2, kh: 3, kw: 3, stride: 2, dilation: 1, same: false, activation: 0),
         ]
         for t in cases {
             let input = r.floats(t.h * t.w * t.c), weights = r.floats(t.oc * t.kh * t.kw * t.c), bias = r.floats(t.oc)
@@ -236,6 +240,94 @@ final class OperatorTests: XCTestCase {
         let outs = try runModel(m.serialize(), [input])
         assertClose(outs[0], expected, 1e-5, "separate")
         assertClose(outs[1], conv, 1e-5, "conv output")
+    }
+
+    func testResidualAddFusedIntoConvolution() throws {
+        var r = TestRandom(state: 13)
+        let (h, w, c, oc) = (5, 7, 6, 20)
+        let input = r.floats(h * w * c), skip = r.floats(h * w * oc).map { $0 * 4 }
+        let weights = r.floats(oc * c), bias = r.floats(oc), slopes = r.floats(oc).map { abs($0) }
+        let t = ConvCase(h: h, w: w, c: c, oc: oc, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 3)
+        let (conv, _, _) = Self.referenceConv(t, input, weights, bias, depthwise: false) // RELU6
+        // ADD with RELU_N1_TO_1, then PRELU: all three in the convolution's epilogue.
+        let sum = zip(conv, skip).map { min(max($0 + $1, -1), 1) }
+        let expected = sum.enumerated().map { i, v in v >= 0 ? v : v * slopes[i % oc] }
+        func model(skipFirst: Bool, convIsOutput: Bool) -> [UInt8] {
+            var m = TestModel()
+            let x = m.addTensor([1, h, w, c]), s = m.addTensor([1, h, w, oc])
+            let f = m.addConstant([oc, 1, 1, c], weights), b = m.addConstant([oc], bias)
+            let mid = m.addTensor([1, h, w, oc]), added = m.addTensor([1, h, w, oc])
+            let alpha = m.addConstant([1, 1, oc], slopes), y = m.addTensor([1, h, w, oc])
+            m.addOperator(code: Op.conv2D, inputs: [x, f, b], outputs: [mid], optionsType: Options.conv2D,
+                          options: [(0, .int8(0)), (1, .int32(1)), (2, .int32(1)), (3, .int8(3))])
+            m.addOperator(code: Op.add, inputs: skipFirst ? [s, mid] : [mid, s], outputs: [added], optionsType: Options.add,
+                          options: [(0, .int8(2))])
+            m.addOperator(code: Op.prelu, inputs: [added, alpha], outputs: [y])
+            m.inputs = [x, s]
+            m.outputs = convIsOutput ? [y, mid] : [y]
+            return m.serialize()
+        }
+        for skipFirst in [false, true] {
+            let bytes = model(skipFirst: skipFirst, convIsOutput: false)
+            let program = try Model(bytes: bytes).program
+            XCTAssertEqual(program.operations.count, 1, "ADD and PRELU should be fused into the convolution")
+            XCTAssertEqual(program.operations.first?.summary, "CONV_2D 1x1/1 (gemm)+ADD")
+            for threads in [1, 2] {
+                assertClose(try runModel(bytes, [input, skip], threads: threads)[0], expected, 1e-5, "fused, skip first \(skipFirst)")
+            }
+        }
+        // The convolution's own output is read elsewhere: the ADD stays (with the PRELU fused).
+        let bytes = model(skipFirst: false, convIsOutput: true)
+        XCTAssertEqual(try Model(bytes: bytes).program.operations.map(\.summary), ["CONV_2D 1x1/1 (gemm)", "ADD+PRELU"])
+        let outs = try runModel(bytes, [input, skip])
+        assertClose(outs[0], expected, 1e-5, "separate")
+        assertClose(outs[1], conv, 1e-5, "conv output")
+    }
+
+    func testResidualAddNeedsItsOtherOperandFirst() throws {
+        // ADD(conv1(x), conv2(x)): conv2 runs after conv1, so only conv2 can take the ADD.
+        var r = TestRandom(state: 14)
+        let (h, w, c, oc) = (3, 4, 5, 17)
+        let input = r.floats(h * w * c), w1 = r.floats(oc * c), w2 = r.floats(oc * c), b1 = r.floats(oc), b2 = r.floats(oc)
+        let t = ConvCase(h: h, w: w, c: c, oc: oc, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 0)
+        let c1 = Self.referenceConv(t, input, w1, b1, depthwise: false).out, c2 = Self.referenceConv(t, input, w2, b2, depthwise: false).out
+        var m = TestModel()
+        let x = m.addTensor([1, h, w, c]), y1 = m.addTensor([1, h, w, oc]), y2 = m.addTensor([1, h, w, oc]), z = m.addTensor([1, h, w, oc])
+        let f1 = m.addConstant([oc, 1, 1, c], w1), f2 = m.addConstant([oc, 1, 1, c], w2)
+        let bb1 = m.addConstant([oc], b1), bb2 = m.addConstant([oc], b2)
+        let options: [(slot: Int, value: FBField)] = [(0, .int8(0)), (1, .int32(1)), (2, .int32(1))]
+        m.addOperator(code: Op.conv2D, inputs: [x, f1, bb1], outputs: [y1], optionsType: Options.conv2D, options: options)
+        m.addOperator(code: Op.conv2D, inputs: [x, f2, bb2], outputs: [y2], optionsType: Options.conv2D, options: options)
+        m.addOperator(code: Op.add, inputs: [y1, y2], outputs: [z], optionsType: Options.add, options: [(0, .int8(0))])
+        m.inputs = [x]
+        m.outputs = [z]
+        let program = try Model(bytes: m.serialize()).program
+        XCTAssertEqual(program.operations.map(\.summary), ["CONV_2D 1x1/1 (gemm)", "CONV_2D 1x1/1 (gemm)+ADD"])
+        assertClose(try runModel(m.serialize(), [input])[0], zip(c1, c2).map(+), 1e-5)
+    }
+
+    func testHalfPrecisionWeightsForFewOutputPixels() throws {
+        // Weights that are half-precision values, used for 2x2 output pixels: packed as halves,
+        // with the same results as float32 weights.
+        var r = TestRandom(state: 15)
+        let (h, w, c, oc) = (2, 2, 40, 24)
+        let input = r.floats(h * w * c), bias = r.floats(oc)
+        let weights = r.floats(oc * c).map { ($0 * 1024).rounded() / 1024 }
+        let t = ConvCase(h: h, w: w, c: c, oc: oc, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 0)
+        let expected = Self.referenceConv(t, input, weights, bias, depthwise: false).out
+        var m = TestModel()
+        let x = m.addTensor([1, h, w, c]), f = m.addConstant([oc, 1, 1, c], weights), b = m.addConstant([oc], bias)
+        let y = m.addTensor([1, h, w, oc])
+        m.addOperator(code: Op.conv2D, inputs: [x, f, b], outputs: [y], optionsType: Options.conv2D,
+                      options: [(0, .int8(0)), (1, .int32(1)), (2, .int32(1))])
+        m.inputs = [x]
+        m.outputs = [y]
+        XCTAssertEqual(try Model(bytes: m.serialize()).program.operations.first?.summary, "CONV_2D 1x1/1 (gemm, f16)")
+        assertClose(try runModel(m.serialize(), [input])[0], expected, 1e-5)
+        // A weight that is not a half-precision value keeps float32 panels.
+        var g = m
+        g.tensors[Int(f)].buffer = g.addBuffer(weights.enumerated().map { $0 == 5 ? $1 + 1e-6 : $1 }.flatMap { le($0.bitPattern) })
+        XCTAssertEqual(try Model(bytes: g.serialize()).program.operations.first?.summary, "CONV_2D 1x1/1 (gemm)")
     }
 
     func testZeroPadIsFoldedIntoTheFollowingConvolution() throws {

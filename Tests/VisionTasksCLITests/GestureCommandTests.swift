@@ -111,6 +111,7 @@ final class GestureCommandTests: XCTestCase {
         XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["gesture", image, "--allow", "A", "--deny", "B"]))
         XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["gesture", image, "--num-hands", "0"]))
         XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["hands", image, "--min-tracking-confidence", "2"]))
+        XCTAssertThrowsError(try VisionTasksCommand.parseAsRoot(["hands", image, "--threads", "0"]))
         XCTAssertThrowsError(try run(["gesture", image, "--model", dir.appendingPathComponent("missing.task").path]))
     }
 

@@ -134,12 +134,16 @@ final class PoseCommandTests: XCTestCase {
         let image = try SharedTestData.file("media/pose_fullbody_yoga_warrior.jpg").path
         let text = try run([image, "--output-format", "text"], model: false)
         XCTAssertEqual(text, "\(image): 1 pose\n")
+        let oneThread = try run([image, "--output-format", "json", "--threads", "1"])
+        let allThreads = try run([image, "--output-format", "json"])
+        XCTAssertEqual(oneThread, allThreads, "the thread count must not change results")
     }
 
     func testBadArgumentsAreRefused() throws {
         XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--num-poses", "0"]))
         XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--min-pose-detection-confidence", "1.5"]))
         XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--min-tracking-confidence", "-1"]))
+        XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--threads", "0"]))
         XCTAssertThrowsError(try PoseCommand.parse([]))
         let command = try PoseCommand.parse(["x.jpg", "--model", dir.appendingPathComponent("missing.task").path])
         XCTAssertThrowsError(try command.run()) { error in

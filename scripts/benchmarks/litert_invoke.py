@@ -2,11 +2,14 @@
 """Times LiteRT (XNNPACK delegate, the default CPU path) invoking .tflite models.
 
 Used by `vision-tasks-bench` to put LiteRT's time beside ours in the same run. Prints one JSON
-object per model on stdout: {"model": path, "threads": n, "median_ms": t, "runs": r}.
+object per model on stdout: {"model": path, "threads": n, "median_ms": t, "min_ms": fastest,
+"runs": r, "peak_rss_mb": this Python process's peak resident memory so far, "version": the
+ai-edge-litert package's version}.
 Exits with status 3 when ai_edge_litert is not installed.
 """
 import argparse
 import json
+import resource
 import statistics
 import sys
 import time
@@ -26,6 +29,11 @@ def main() -> int:
         print(f"ai_edge_litert is not available: {error}", file=sys.stderr)
         return 3
 
+    try:
+        from importlib.metadata import version
+        litert_version = version("ai-edge-litert")
+    except Exception:  # the version is informative only
+        litert_version = None
     rng = np.random.default_rng(0)
     for path in args.models:
         interpreter = Interpreter(model_path=path, num_threads=args.threads)
@@ -40,8 +48,12 @@ def main() -> int:
             start = time.perf_counter()
             interpreter.invoke()
             times.append((time.perf_counter() - start) * 1000.0)
+        # ru_maxrss is in KiB on Linux, bytes on macOS.
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
         print(json.dumps({"model": path, "threads": args.threads,
-                          "median_ms": statistics.median(times), "runs": args.runs}), flush=True)
+                          "median_ms": statistics.median(times), "min_ms": min(times),
+                          "runs": args.runs, "peak_rss_mb": peak_mb, "version": litert_version}), flush=True)
     return 0
 
 

@@ -12,8 +12,11 @@ Images run in image mode: R timed calls each after W untimed ones. Videos (decod
 frame by frame, as the references were, and converted to RGB) run in video mode: every frame
 once, each call timed, with timestamps round(frame x 1000 / fps). Only the task call is timed.
 Prints one JSON object per file on stdout:
-  {"task", "file", "mode", "frames", "median_ms", "mean_ms", "peak_rss_mb", "hands" | "poses"}
-where `frames` is the number of timed calls, `peak_rss_mb` this Python process's peak resident
+  {"task", "file", "mode", "frames", "times_ms", "median_ms", "mean_ms", "cpu_ms", "wall_ms",
+   "peak_rss_mb", "version", "hands" | "poses"}
+where `frames` is the number of timed calls, `times_ms` their times, `cpu_ms` / `wall_ms` the
+process's CPU time (all threads) and the wall time summed over the timed calls (their ratio is
+the number of cores MediaPipe kept busy), `peak_rss_mb` this Python process's peak resident
 memory so far (Python, OpenCV and MediaPipe included; files are processed in the order given)
 and `hands` / `poses` the number found on the last call (image) or in total (video).
 Exits with status 3 when mediapipe (or OpenCV, for videos) is not installed.
@@ -93,6 +96,16 @@ def main() -> int:
 
     for path in args.files:
         times = []
+        cpu = [0.0]
+
+        def timed(call):
+            # Wall time of one call, and the CPU time all of the process's threads spent in it.
+            cpu_start, start = time.process_time(), time.perf_counter()
+            result = call()
+            times.append((time.perf_counter() - start) * 1000.0)
+            cpu[0] += (time.process_time() - cpu_start) * 1000.0
+            return result
+
         if path.lower().endswith(VIDEO_EXTENSIONS):
             try:
                 import cv2
@@ -112,9 +125,7 @@ def main() -> int:
                 image = mp.Image(image_format=mp.ImageFormat.SRGB, data=cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB))
                 timestamp = int(round(index * 1000.0 / fps))
                 index += 1
-                start = time.perf_counter()
-                result = task.video_frame(runner, image, timestamp)
-                times.append((time.perf_counter() - start) * 1000.0)
+                result = timed(lambda: task.video_frame(runner, image, timestamp))
                 found += task.count(result)
             mode = "video"
         else:
@@ -124,16 +135,17 @@ def main() -> int:
             for _ in range(args.warmup):
                 result = task.image(runner, image)
             for _ in range(args.runs):
-                start = time.perf_counter()
-                result = task.image(runner, image)
-                times.append((time.perf_counter() - start) * 1000.0)
+                result = timed(lambda: task.image(runner, image))
             found = task.count(result) if result is not None else 0
             mode = "image"
         runner.close()
         print(json.dumps({"task": args.task, "file": os.path.abspath(path), "mode": mode, "frames": len(times),
+                          "times_ms": times,
                           "median_ms": statistics.median(times) if times else None,
                           "mean_ms": statistics.fmean(times) if times else None,
-                          "peak_rss_mb": peak_rss_mb(), task.count_key: found}), flush=True)
+                          "cpu_ms": cpu[0], "wall_ms": sum(times),
+                          "peak_rss_mb": peak_rss_mb(), "version": getattr(mp, "__version__", None),
+                          task.count_key: found}), flush=True)
     return 0
 
 

@@ -74,6 +74,20 @@ vt_ensure_system_packages() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# qemu-user and the AArch64 cross compiler, for scripts/check-neon (Debian/Ubuntu with apt).
+vt_ensure_neon_tools() {
+    command -v qemu-aarch64 >/dev/null 2>&1 && command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && return 0
+    command -v apt-get >/dev/null 2>&1 || vt_die "scripts/check-neon needs qemu-aarch64 and aarch64-linux-gnu-gcc (Debian: qemu-user gcc-aarch64-linux-gnu)"
+    local wanted=(qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross) missing=() package
+    for package in "${wanted[@]}"; do
+        vt_deb_installed "$package" || missing+=("$package")
+    done
+    [ "${#missing[@]}" -eq 0 ] && vt_die "qemu-user and gcc-aarch64-linux-gnu are installed but qemu-aarch64 or aarch64-linux-gnu-gcc is not on PATH"
+    vt_log "installing the NEON check's tools: ${missing[*]}"
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
 # Builds everything but the tests, in release, with the flags the tests use.
 vt_build() {
     vt_log "building (swift build ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"

@@ -63,16 +63,39 @@ size_t ck_conv_packed_size(size_t output_channels, size_t taps, size_t input_cha
 void ck_conv_pack(size_t output_channels, size_t taps, size_t input_channels,
                   const float *weights, const float *bias, float *packed);
 
+/// Bytes needed to pack the same weights in half precision (ck_conv_pack_f16).
+size_t ck_conv_packed_bytes_f16(size_t output_channels, size_t taps, size_t input_channels);
+
+/// The same panel layout with the weights in IEEE half precision (the 16 biases of a panel
+/// stay float32): half the memory traffic for models whose weights are float16 anyway. Only
+/// exact for weights that ck_f16_exact accepts.
+void ck_conv_pack_f16(size_t output_channels, size_t taps, size_t input_channels,
+                      const float *weights, const float *bias, void *packed);
+
+/// 1 when every value converts to half precision and back unchanged (0 otherwise).
+int ck_f16_exact(const float *values, size_t count);
+
+/// What a GEMM does to each result before storing it (output row i, column j):
+///   v = min(max(acc, out_min), out_max)
+///   if residual: v = min(max(v + residual[i * residual_stride + j], sum_min), sum_max)
+///   if prelu:    v = v < 0 ? v * prelu[j] : v
+/// (a convolution's own activation, then a following ADD with its activation, then a
+/// following PRELU, all fused). Use -INFINITY/INFINITY for no clamp.
+
 /// C[m x n] = act(A[m x k] * W + bias): 1x1 convolutions and fully connected layers.
 typedef struct ck_gemm_params {
     size_t m, n, k;
     const float *a;          ///< row i starts at a + i * a_stride
     size_t a_stride;
-    const float *packed;     ///< from ck_conv_pack(n, 1, k, ...)
+    const void *packed;      ///< from ck_conv_pack(n, 1, k, ...), or ck_conv_pack_f16 with weights_f16
     float *c;                ///< row i starts at c + i * c_stride
     size_t c_stride;
     float out_min, out_max;  ///< fused clamp (use -INFINITY/INFINITY for none)
-    const float *prelu;      ///< n per-channel PReLU slopes applied after the clamp, or NULL
+    const float *prelu;      ///< n per-channel PReLU slopes applied last, or NULL
+    const float *residual;   ///< added after the clamp (m x n, row stride residual_stride), or NULL
+    size_t residual_stride;
+    float sum_min, sum_max;  ///< clamp after the residual is added
+    int weights_f16;         ///< packed holds half-precision panels
 } ck_gemm_params;
 
 void ck_gemm(const ck_gemm_params *params, ck_threadpool *pool);
@@ -83,11 +106,15 @@ void ck_gemm(const ck_gemm_params *params, ck_threadpool *pool);
 typedef struct ck_igemm_params {
     size_t m, n, k, taps;
     const float *const *indirection;
-    const float *packed;     ///< from ck_conv_pack(n, taps, k, ...)
+    const void *packed;      ///< from ck_conv_pack(n, taps, k, ...) or ck_conv_pack_f16
     float *c;
     size_t c_stride;
     float out_min, out_max;
     const float *prelu;
+    const float *residual;
+    size_t residual_stride;
+    float sum_min, sum_max;
+    int weights_f16;
 } ck_igemm_params;
 
 void ck_igemm(const ck_igemm_params *params, ck_threadpool *pool);
@@ -110,10 +137,27 @@ typedef struct ck_conv_narrow_params {
 
 void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
 
+/// A narrow convolution over 8 input channels with a square 3x3 or 5x5 kernel, stride 1 or 2
+/// and no dilation, read directly from the NHWC image (no indirection): up to 8 output pixels
+/// of a row at a time, each input pixel loaded once per kernel row. The same arithmetic as
+/// ck_conv_narrow. Returns 0 (and does nothing) for any other geometry.
+typedef struct ck_conv_narrow_direct_params {
+    size_t batch, in_h, in_w, out_h, out_w, n;
+    size_t kernel, stride, pad_top, pad_left;
+    const float *input;                ///< NHWC with 8 channels
+    const float *weights;              ///< OHWI: n x kernel x kernel x 8
+    const float *bias;                 ///< n values or NULL
+    float *output;                     ///< NHWC with n channels
+    float out_min, out_max;
+    const float *prelu;
+} ck_conv_narrow_direct_params;
+
+int ck_conv_narrow_direct(const ck_conv_narrow_direct_params *params, ck_threadpool *pool);
+
 // MARK: - Depthwise convolution
 
-/// Channels per packed depthwise weight tile.
-#define CK_DWCONV_CHANNEL_TILE 16
+/// Channels per packed depthwise weight block.
+#define CK_DWCONV_CHANNEL_TILE 8
 /// The largest kernel (kh * kw) the depthwise kernel takes.
 #define CK_DWCONV_MAX_TAPS 256
 
@@ -121,7 +165,7 @@ void ck_conv_narrow(const ck_conv_narrow_params *params, ck_threadpool *pool);
 size_t ck_dwconv_packed_size(size_t channels, size_t taps);
 
 /// Packs TFLite depthwise weights ([1, kh, kw, channels], depth multiplier 1) and an optional
-/// bias into tiles of 16 channels: 16 biases, then 16 weights per tap.
+/// bias into blocks of 8 channels: 8 biases, then 8 weights per tap.
 void ck_dwconv_pack(size_t channels, size_t taps, const float *weights, const float *bias,
                     float *packed);
 
@@ -133,7 +177,7 @@ typedef struct ck_dwconv_params {
     size_t pad_top, pad_left;
     const float *input;      ///< NHWC
     const float *packed;     ///< from ck_dwconv_pack
-    const float *zero;       ///< >= channels zeros (read for padding)
+    const float *zero;       ///< unused (taps outside the input are skipped); may be NULL
     float *output;           ///< NHWC
     float out_min, out_max;
     const float *prelu;
@@ -217,6 +261,18 @@ void ck_copy_strided(size_t rank, const size_t *dims, const float *input,
 /// (n + before[0], h + before[1], w + before[2], c + before[3]).
 void ck_pad_4d(const float *input, const size_t *in_dims, float *output,
                const size_t *out_dims, const size_t *before, float value);
+
+/// One kernel row of one output pixel for convolutions that read the taps of a kernel row as a
+/// single run of kw * channels floats: where some of the kw pixels lie outside the image, the
+/// run is assembled in `dst` before each run (zeros for the outside pixels).
+typedef struct ck_row_patch {
+    const float *row;   ///< column 0 of the input row
+    ptrdiff_t x0;       ///< the first pixel's column (may be negative)
+    float *dst;         ///< kw * channels floats
+} ck_row_patch;
+
+/// Fills every patch's dst from its row (pixels outside [0, width) become zeros).
+void ck_fill_row_patches(const ck_row_patch *patches, size_t count, size_t kw, size_t channels, size_t width);
 
 typedef enum ck_reduce_op {
     CK_REDUCE_SUM = 0,

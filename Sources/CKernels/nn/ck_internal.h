@@ -10,12 +10,17 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define CK_HAVE_X86 1
 #include <immintrin.h>
-/// Compiles one function for AVX2 + FMA without changing the flags of the whole target.
-#define CK_AVX2 __attribute__((target("avx2,fma")))
+/// Compiles one function for AVX2 + FMA (+ F16C, which every AVX2 CPU has and the dispatch
+/// checks) without changing the flags of the whole target.
+#define CK_AVX2 __attribute__((target("avx2,fma,f16c")))
 #endif
 
 #define CK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CK_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/// Layers with fewer multiply-adds (or element visits) than this run on the calling thread:
+/// waking the workers costs more than the few microseconds of work they would share.
+#define CK_PARALLEL_MIN_WORK 65536
 
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)

@@ -1,287 +1,259 @@
-// Depthwise convolution (depth multiplier 1): for each output pixel, a pointer per kernel tap
-// (to the input pixel, or to a zero buffer outside the image), then channels in tiles of 16
-// with the bias and the fused activation applied on the way out.
+// Depthwise convolution (depth multiplier 1) with the bias and the activation (clamp, PReLU)
+// fused. Channels are processed in blocks of 8 (one AVX2 register, two NEON registers), with
+// the weights packed per block at load time.
+//
+// The fast path (3x3 and 5x5 kernels, strides 1 and 2, no dilation, whole blocks of 8
+// channels) computes up to 8 output pixels of a row at once: each input pixel of a kernel row
+// is loaded once and multiplied into every output pixel that uses it, with the kernel row's
+// weights held in registers. Taps outside the input are skipped. Every output value is
+// bias + sum over taps in (row, column) order with one fused multiply-add per tap, the same
+// order as the general path, so the result does not depend on the path or on the threads.
 #include "ck_internal.h"
+#include "ck_simd8.h"
 
-#define CT CK_DWCONV_CHANNEL_TILE
+#define CB CK_DWCONV_CHANNEL_TILE
 
 size_t ck_dwconv_packed_size(size_t channels, size_t taps) {
-    size_t tiles = (channels + CT - 1) / CT;
-    return tiles * CT * (1 + taps);
+    size_t blocks = (channels + CB - 1) / CB;
+    return blocks * CB * (1 + taps);
 }
 
 void ck_dwconv_pack(size_t channels, size_t taps, const float *weights, const float *bias,
                     float *packed) {
-    size_t tiles = (channels + CT - 1) / CT;
-    for (size_t t = 0; t < tiles; t++) {
-        float *dst = packed + t * CT * (1 + taps);
-        for (size_t j = 0; j < CT; j++) {
-            size_t c = t * CT + j;
+    size_t blocks = (channels + CB - 1) / CB;
+    for (size_t t = 0; t < blocks; t++) {
+        float *dst = packed + t * CB * (1 + taps);
+        for (size_t j = 0; j < CB; j++) {
+            size_t c = t * CB + j;
             dst[j] = (c < channels && bias != NULL) ? bias[c] : 0.0f;
         }
         for (size_t k = 0; k < taps; k++) {
-            for (size_t j = 0; j < CT; j++) {
-                size_t c = t * CT + j;
-                dst[CT + k * CT + j] = c < channels ? weights[k * channels + c] : 0.0f;
+            for (size_t j = 0; j < CB; j++) {
+                size_t c = t * CB + j;
+                dst[CB + k * CB + j] = c < channels ? weights[k * channels + c] : 0.0f;
             }
         }
     }
 }
 
+/// The output row's vertical geometry: input row of kernel row 0 (may be negative) and the
+/// kernel rows [ky_begin, ky_end) that fall inside the input.
+typedef struct dw_rows {
+    const float *image; ///< the batch item's input
+    ptrdiff_t iy0;
+    size_t ky_begin, ky_end;
+} dw_rows;
 
-/// Channels [c_begin, c_end) of one output pixel (c_begin a multiple of the tile size).
-static void dw_pixel_portable(size_t c_begin, size_t c_end, size_t taps, const float *const *in,
-                              const float *packed, float *out, float lo, float hi,
-                              const float *prelu) {
-    const float *w = packed + (c_begin / CT) * CT * (1 + taps);
-    for (size_t c0 = c_begin; c0 < c_end; c0 += CT) {
-        size_t n = CK_MIN(CT, c_end - c0);
-        float acc[CT];
-        for (size_t j = 0; j < CT; j++) acc[j] = w[j];
-        const float *wk = w + CT;
-        for (size_t k = 0; k < taps; k++) {
-            const float *x = in[k] + c0;
-            for (size_t j = 0; j < n; j++) acc[j] += x[j] * wk[j];
-            wk += CT;
-        }
-        for (size_t j = 0; j < n; j++) out[c0 + j] = ck_activate(acc[j], lo, hi, prelu, c0 + j);
-        w += CT * (1 + taps);
-    }
-}
-
-#if defined(CK_HAVE_X86)
-CK_AVX2 static inline __m256 dw_activate(__m256 v, __m256 lo, __m256 hi, const float *slope,
-                                         __m256i mask) {
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    if (slope != NULL) {
-        __m256 s = _mm256_maskload_ps(slope, mask);
-        v = _mm256_blendv_ps(v, _mm256_mul_ps(v, s), v);
-    }
-    return v;
-}
-
-/// One tile of 16 channels over `taps` taps; the compiler unrolls the tap loop when `taps`
-/// is a constant (3x3 and 5x5 kernels below).
-CK_AVX2 static inline __attribute__((always_inline)) void
-dw_tile_avx2(size_t taps, const float *const *in, size_t c0, const float *w, float *out,
-             __m256 vlo, __m256 vhi, const float *prelu) {
-    __m256 acc0 = _mm256_loadu_ps(w), acc1 = _mm256_loadu_ps(w + 8);
-    const float *wk = w + CT;
-    for (size_t k = 0; k < taps; k++) {
-        const float *x = in[k] + c0;
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x), _mm256_loadu_ps(wk), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + 8), _mm256_loadu_ps(wk + 8), acc1);
-        wk += CT;
-    }
-    acc0 = _mm256_min_ps(_mm256_max_ps(acc0, vlo), vhi);
-    acc1 = _mm256_min_ps(_mm256_max_ps(acc1, vlo), vhi);
-    if (prelu != NULL) {
-        acc0 = _mm256_blendv_ps(acc0, _mm256_mul_ps(acc0, _mm256_loadu_ps(prelu + c0)), acc0);
-        acc1 = _mm256_blendv_ps(acc1, _mm256_mul_ps(acc1, _mm256_loadu_ps(prelu + c0 + 8)), acc1);
-    }
-    _mm256_storeu_ps(out + c0, acc0);
-    _mm256_storeu_ps(out + c0 + 8, acc1);
-}
-
-CK_AVX2 static inline __attribute__((always_inline)) void
-dw_pixel_avx2_body(size_t c_begin, size_t c_end, size_t taps, const float *const *in, const float *packed,
-                   float *out, float lo, float hi, const float *prelu) {
-    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-    const float *w = packed + (c_begin / CT) * CT * (1 + taps);
-    size_t c0 = c_begin;
-    for (; c0 + CT <= c_end; c0 += CT) {
-        dw_tile_avx2(taps, in, c0, w, out, vlo, vhi, prelu);
-        w += CT * (1 + taps);
-    }
-    if (c0 < c_end) {
-        // Tail tile: masked loads and stores keep every access inside the tensors.
-        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        int rest = (int)(c_end - c0);
-        const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(rest), lane);
-        const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(rest - 8), lane);
-        __m256 acc0 = _mm256_loadu_ps(w), acc1 = _mm256_loadu_ps(w + 8);
-        const float *wk = w + CT;
-        for (size_t k = 0; k < taps; k++) {
-            const float *x = in[k] + c0;
-            acc0 = _mm256_fmadd_ps(_mm256_maskload_ps(x, m0), _mm256_loadu_ps(wk), acc0);
-            acc1 = _mm256_fmadd_ps(_mm256_maskload_ps(x + 8, m1), _mm256_loadu_ps(wk + 8), acc1);
-            wk += CT;
-        }
-        _mm256_maskstore_ps(out + c0, m0, dw_activate(acc0, vlo, vhi, prelu ? prelu + c0 : NULL, m0));
-        _mm256_maskstore_ps(out + c0 + 8, m1,
-                            dw_activate(acc1, vlo, vhi, prelu ? prelu + c0 + 8 : NULL, m1));
-    }
-}
-
-#endif
-
-#if defined(CK_HAVE_X86)
-/// P output pixels (input origins `pixel_step` floats apart) x all channels, for pixels whose
-/// taps all lie inside the input: tap t of a pixel reads base + offsets[t]. Weights are read
-/// once per tap for all P pixels.
-CK_AVX2 static inline __attribute__((always_inline)) void
-dw_interior_avx2(const int P, const size_t taps, const float *base, const ptrdiff_t *offsets,
-                 size_t pixel_step, size_t channels, size_t c_begin, size_t c_end, const float *packed,
-                 float *out, __m256 vlo, __m256 vhi, const float *prelu) {
-    const size_t tile_size = CT * (1 + taps);
-    size_t c0 = c_begin;
-    for (; c0 + CT <= c_end; c0 += CT) {
-        const float *w = packed + (c0 / CT) * tile_size;
-        __m256 acc[4][2];
-        for (int q = 0; q < P; q++) {
-            acc[q][0] = _mm256_loadu_ps(w);
-            acc[q][1] = _mm256_loadu_ps(w + 8);
-        }
-        for (size_t t = 0; t < taps; t++) {
-            const __m256 w0 = _mm256_loadu_ps(w + CT + t * CT), w1 = _mm256_loadu_ps(w + CT + t * CT + 8);
-            const float *x = base + offsets[t] + c0;
-            for (int q = 0; q < P; q++) {
-                acc[q][0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + q * pixel_step), w0, acc[q][0]);
-                acc[q][1] = _mm256_fmadd_ps(_mm256_loadu_ps(x + q * pixel_step + 8), w1, acc[q][1]);
-            }
-        }
-        for (int q = 0; q < P; q++) {
-            __m256 v0 = _mm256_min_ps(_mm256_max_ps(acc[q][0], vlo), vhi);
-            __m256 v1 = _mm256_min_ps(_mm256_max_ps(acc[q][1], vlo), vhi);
-            if (prelu != NULL) {
-                v0 = _mm256_blendv_ps(v0, _mm256_mul_ps(v0, _mm256_loadu_ps(prelu + c0)), v0);
-                v1 = _mm256_blendv_ps(v1, _mm256_mul_ps(v1, _mm256_loadu_ps(prelu + c0 + 8)), v1);
-            }
-            _mm256_storeu_ps(out + q * channels + c0, v0);
-            _mm256_storeu_ps(out + q * channels + c0 + 8, v1);
-        }
-    }
-    // 8 remaining channels: plain loads.
-    if (c0 + 8 <= c_end) {
-        const float *w = packed + (c0 / CT) * tile_size + (c0 % CT);
-        __m256 acc[4];
-        for (int q = 0; q < P; q++) acc[q] = _mm256_loadu_ps(w);
-        for (size_t t = 0; t < taps; t++) {
-            const __m256 wt = _mm256_loadu_ps(w + CT + t * CT);
-            const float *x = base + offsets[t] + c0;
-            for (int q = 0; q < P; q++) acc[q] = _mm256_fmadd_ps(_mm256_loadu_ps(x + q * pixel_step), wt, acc[q]);
-        }
-        for (int q = 0; q < P; q++) {
-            __m256 v = _mm256_min_ps(_mm256_max_ps(acc[q], vlo), vhi);
-            if (prelu != NULL) v = _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_loadu_ps(prelu + c0)), v);
-            _mm256_storeu_ps(out + q * channels + c0, v);
-        }
-        c0 += 8;
-    }
-    // Fewer than 8 remaining channels: masked.
-    for (; c0 < c_end; c0 += 8) {
-        const float *w = packed + (c0 / CT) * tile_size + (c0 % CT);
-        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(c_end - c0)), lane);
-        __m256 acc[4];
-        for (int q = 0; q < P; q++) acc[q] = _mm256_loadu_ps(w);
-        for (size_t t = 0; t < taps; t++) {
-            const __m256 wt = _mm256_loadu_ps(w + CT + t * CT);
-            const float *x = base + offsets[t] + c0;
-            for (int q = 0; q < P; q++) {
-                acc[q] = _mm256_fmadd_ps(_mm256_maskload_ps(x + q * pixel_step, mask), wt, acc[q]);
-            }
-        }
-        for (int q = 0; q < P; q++) {
-            _mm256_maskstore_ps(out + q * channels + c0, mask,
-                                dw_activate(acc[q], vlo, vhi, prelu ? prelu + c0 : NULL, mask));
-        }
-    }
-}
-
-/// One output row: border pixels through per-tap pointers, interior pixels 4 at a time.
-CK_AVX2 static inline __attribute__((always_inline)) void
-dw_row_avx2_body(const ck_dwconv_params *p, size_t row, const size_t taps, const ptrdiff_t *offsets,
-                 size_t c_begin, size_t c_end) {
-    const size_t c = p->channels;
-    const __m256 vlo = _mm256_set1_ps(p->out_min), vhi = _mm256_set1_ps(p->out_max);
+static inline dw_rows dw_row_geometry(const ck_dwconv_params *p, size_t row) {
+    dw_rows r;
     size_t b = row / p->out_h, oy = row % p->out_h;
-    const float *image = p->input + b * p->in_h * p->in_w * c;
-    float *out = p->output + row * p->out_w * c;
-    // Vertical: are all kernel rows inside the image?
-    size_t iy_plus = oy * p->stride_h;
-    int rows_inside = iy_plus >= p->pad_top &&
-                      iy_plus - p->pad_top + (p->kernel_h - 1) * p->dilation_h < p->in_h;
-    // Horizontal interior range [x_lo, x_hi) of output columns.
-    size_t x_lo = (p->pad_left + p->stride_w - 1) / p->stride_w;
-    size_t span = (p->kernel_w - 1) * p->dilation_w;
-    size_t x_hi = 0;
-    if (p->in_w + p->pad_left >= span + 1) {
-        x_hi = (p->in_w + p->pad_left - span - 1) / p->stride_w + 1;
-        if (x_hi > p->out_w) x_hi = p->out_w;
-    }
-    if (!rows_inside || x_lo >= x_hi) {
-        x_lo = 0;
-        x_hi = 0;
-    }
-    const float *ptrs[CK_DWCONV_MAX_TAPS];
-    const size_t pixel_step = p->stride_w * c;
-    size_t ox = 0;
-    while (ox < p->out_w) {
-        if (ox >= x_lo && ox < x_hi) {
-            const float *base = image + ((iy_plus - p->pad_top) * p->in_w + (ox * p->stride_w - p->pad_left)) * c;
-            if (ox + 4 <= x_hi) {
-                dw_interior_avx2(4, taps, base, offsets, pixel_step, c, c_begin, c_end, p->packed, out + ox * c, vlo, vhi, p->prelu);
-                ox += 4;
-            } else {
-                dw_interior_avx2(1, taps, base, offsets, pixel_step, c, c_begin, c_end, p->packed, out + ox * c, vlo, vhi, p->prelu);
-                ox += 1;
-            }
-            continue;
+    r.image = p->input + b * p->in_h * p->in_w * p->channels;
+    r.iy0 = (ptrdiff_t)(oy * p->stride_h) - (ptrdiff_t)p->pad_top;
+    // Kernel row ky reads input row iy0 + ky * dilation.
+    size_t begin = 0, end = 0;
+    for (size_t ky = 0; ky < p->kernel_h; ky++) {
+        ptrdiff_t iy = r.iy0 + (ptrdiff_t)(ky * p->dilation_h);
+        if (iy >= 0 && iy < (ptrdiff_t)p->in_h) {
+            if (end == 0) begin = ky;
+            end = ky + 1;
         }
-        size_t k = 0;
-        for (size_t ky = 0; ky < p->kernel_h; ky++) {
-            size_t yy = iy_plus + ky * p->dilation_h;
-            int row_ok = yy >= p->pad_top && yy - p->pad_top < p->in_h;
-            for (size_t kx = 0; kx < p->kernel_w; kx++, k++) {
-                size_t xx = ox * p->stride_w + kx * p->dilation_w;
-                int ok = row_ok && xx >= p->pad_left && xx - p->pad_left < p->in_w;
-                ptrs[k] = ok ? image + ((yy - p->pad_top) * p->in_w + (xx - p->pad_left)) * c : p->zero;
-            }
-        }
-        dw_pixel_avx2_body(c_begin, c_end, taps, ptrs, p->packed, out + ox * c, p->out_min, p->out_max, p->prelu);
-        ox++;
     }
+    r.ky_begin = begin;
+    r.ky_end = end;
+    return r;
 }
 
-CK_AVX2 static void dw_row_avx2_9(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin, size_t c_end) {
-    dw_row_avx2_body(p, row, 9, offsets, c_begin, c_end);
-}
-CK_AVX2 static void dw_row_avx2_25(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin, size_t c_end) {
-    dw_row_avx2_body(p, row, 25, offsets, c_begin, c_end);
-}
-CK_AVX2 static void dw_row_avx2_any(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin, size_t c_end) {
-    dw_row_avx2_body(p, row, p->kernel_h * p->kernel_w, offsets, c_begin, c_end);
-}
-#endif
+// MARK: - Portable
 
-typedef void (*dw_row_fn)(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin,
-                          size_t c_end);
-
-static void dw_row_portable(const ck_dwconv_params *p, size_t row, const ptrdiff_t *offsets, size_t c_begin,
-                            size_t c_end) {
-    (void)offsets;
-    const size_t taps = p->kernel_h * p->kernel_w;
-    const size_t c = p->channels;
-    const float *ptrs[CK_DWCONV_MAX_TAPS];
-    size_t b = row / p->out_h, oy = row % p->out_h;
-    const float *image = p->input + b * p->in_h * p->in_w * c;
-    float *out = p->output + row * p->out_w * c;
+/// Channels [c_begin, c_end) of one output row, pixel by pixel.
+static void dw_row_portable(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    const size_t C = p->channels, taps = p->kernel_h * p->kernel_w;
+    const dw_rows g = dw_row_geometry(p, row);
+    float *out_row = p->output + row * p->out_w * C;
     for (size_t ox = 0; ox < p->out_w; ox++) {
-        size_t k = 0;
-        for (size_t ky = 0; ky < p->kernel_h; ky++) {
-            // iy = oy * stride + ky * dilation - pad_top, computed without going negative.
-            size_t iy_plus = oy * p->stride_h + ky * p->dilation_h;
-            int row_ok = iy_plus >= p->pad_top && iy_plus - p->pad_top < p->in_h;
-            size_t iy = iy_plus - p->pad_top;
-            for (size_t kx = 0; kx < p->kernel_w; kx++, k++) {
-                size_t ix_plus = ox * p->stride_w + kx * p->dilation_w;
-                int ok = row_ok && ix_plus >= p->pad_left && ix_plus - p->pad_left < p->in_w;
-                ptrs[k] = ok ? image + (iy * p->in_w + (ix_plus - p->pad_left)) * c : p->zero;
+        const ptrdiff_t ix0 = (ptrdiff_t)(ox * p->stride_w) - (ptrdiff_t)p->pad_left;
+        for (size_t c0 = c_begin; c0 < c_end; c0 += CB) {
+            const size_t n = CK_MIN(CB, c_end - c0);
+            const float *w = p->packed + (c0 / CB) * CB * (1 + taps);
+            float acc[CB];
+            for (size_t j = 0; j < CB; j++) acc[j] = w[j];
+            for (size_t ky = g.ky_begin; ky < g.ky_end; ky++) {
+                const ptrdiff_t iy = g.iy0 + (ptrdiff_t)(ky * p->dilation_h);
+                const float *r = g.image + (size_t)iy * p->in_w * C + c0;
+                for (size_t kx = 0; kx < p->kernel_w; kx++) {
+                    const ptrdiff_t ix = ix0 + (ptrdiff_t)(kx * p->dilation_w);
+                    if (ix < 0 || ix >= (ptrdiff_t)p->in_w) continue;
+                    const float *x = r + (size_t)ix * C;
+                    const float *wk = w + CB + (ky * p->kernel_w + kx) * CB;
+                    for (size_t j = 0; j < n; j++) acc[j] += x[j] * wk[j];
+                }
+            }
+            float *out = out_row + ox * C + c0;
+            for (size_t j = 0; j < n; j++) out[j] = ck_activate(acc[j], p->out_min, p->out_max, p->prelu, c0 + j);
+        }
+    }
+}
+
+// MARK: - SIMD (AVX2 / NEON)
+
+#if defined(CK_SIMD8)
+
+/// Any geometry, one output pixel at a time, `lanes` (1...8) channels of one block.
+CK_SIMD8_INLINE void dw_pixel_general(const ck_dwconv_params *p, const dw_rows *g, size_t ox, size_t c0,
+                                      size_t lanes, float *out, ck_v8 lo, ck_v8 hi) {
+    const size_t C = p->channels, taps = p->kernel_h * p->kernel_w;
+    const float *w = p->packed + (c0 / CB) * CB * (1 + taps);
+    const ptrdiff_t ix0 = (ptrdiff_t)(ox * p->stride_w) - (ptrdiff_t)p->pad_left;
+    ck_v8 acc = v8_load(w);
+    for (size_t ky = g->ky_begin; ky < g->ky_end; ky++) {
+        const ptrdiff_t iy = g->iy0 + (ptrdiff_t)(ky * p->dilation_h);
+        const float *r = g->image + (size_t)iy * p->in_w * C + c0;
+        for (size_t kx = 0; kx < p->kernel_w; kx++) {
+            const ptrdiff_t ix = ix0 + (ptrdiff_t)(kx * p->dilation_w);
+            if (ix < 0 || ix >= (ptrdiff_t)p->in_w) continue;
+            const float *x = r + (size_t)ix * C;
+            const ck_v8 xv = lanes == CB ? v8_load(x) : v8_load_partial(x, lanes);
+            acc = v8_fma(xv, v8_load(w + CB + (ky * p->kernel_w + kx) * CB), acc);
+        }
+    }
+    acc = v8_min(v8_max(acc, lo), hi);
+    if (p->prelu != NULL) {
+        const ck_v8 slope = lanes == CB ? v8_load(p->prelu + c0) : v8_load_partial(p->prelu + c0, lanes);
+        acc = v8_prelu(acc, slope);
+    }
+    if (lanes == CB) {
+        v8_store(out, acc);
+    } else {
+        v8_store_partial(out, acc, lanes);
+    }
+}
+
+CK_SIMD8_FN static void dw_row_simd_general(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    const size_t C = p->channels;
+    const dw_rows g = dw_row_geometry(p, row);
+    const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
+    float *out_row = p->output + row * p->out_w * C;
+    for (size_t ox = 0; ox < p->out_w; ox++) {
+        for (size_t c0 = c_begin; c0 < c_end; c0 += CB) {
+            dw_pixel_general(p, &g, ox, c0, CK_MIN(CB, c_end - c0), out_row + ox * C + c0, lo, hi);
+        }
+    }
+}
+
+/// W output pixels (columns ox ... ox + W - 1 of one row) x channels [c_begin, c_end) (whole
+/// blocks of 8) for a K x K kernel with stride S. rows[ky] points at column 0, channel 0 of
+/// kernel row ky's input row; kernel rows outside [ky_begin, ky_end) lie outside the input.
+/// ix0 is the input column of the first pixel's first tap. CHECKED: some taps fall left or
+/// right of the input and are skipped; otherwise all columns are inside. out points at the
+/// first pixel, channel 0.
+CK_SIMD8_INLINE void dw_span(const int W, const int K, const int S, const int CHECKED,
+                             const float *const *rows, size_t ky_begin, size_t ky_end, ptrdiff_t ix0,
+                             size_t in_w, size_t C, size_t c_begin, size_t c_end, const float *packed,
+                             float *out, ck_v8 lo, ck_v8 hi, const float *prelu) {
+    const size_t block_floats = CB * (1 + (size_t)K * K);
+    for (size_t c0 = c_begin; c0 < c_end; c0 += CB) {
+        const float *w = packed + (c0 / CB) * block_floats;
+        ck_v8 acc[8];
+        const ck_v8 bias = v8_load(w);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) acc[j] = bias;
+        for (size_t ky = ky_begin; ky < ky_end; ky++) {
+            const float *row = rows[ky] + c0;
+            const float *wk = w + CB + ky * (size_t)K * CB;
+            ck_v8 wv[5];
+#pragma clang loop unroll(full)
+            for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * CB);
+#pragma clang loop unroll(full)
+            for (int t = 0; t < (W - 1) * S + K; t++) {
+                const ptrdiff_t ix = ix0 + t;
+                if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
+                const ck_v8 x = v8_load(row + ix * (ptrdiff_t)C);
+#pragma clang loop unroll(full)
+                for (int j = 0; j < W; j++) {
+                    const int kx = t - j * S;
+                    if (kx >= 0 && kx < K) acc[j] = v8_fma(x, wv[kx], acc[j]);
+                }
             }
         }
-        dw_pixel_portable(c_begin, c_end, taps, ptrs, p->packed, out + ox * c, p->out_min, p->out_max, p->prelu);
+        if (prelu != NULL) {
+            const ck_v8 slope = v8_load(prelu + c0);
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c0, v8_prelu(v8_min(v8_max(acc[j], lo), hi), slope));
+        } else {
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c0, v8_min(v8_max(acc[j], lo), hi));
+        }
     }
+}
+
+/// One output row, channels [c_begin, c_end) (whole blocks), for a K x K kernel, stride S.
+/// Blocks of output pixels outside, channel blocks inside: the input pixels a block of output
+/// pixels reads stay in the L1 cache while all their channels are processed.
+CK_SIMD8_INLINE void dw_row_fast(const int K, const int S, const ck_dwconv_params *p, size_t row,
+                                 size_t c_begin, size_t c_end) {
+    const size_t C = p->channels, in_w = p->in_w, out_w = p->out_w;
+    const dw_rows g = dw_row_geometry(p, row);
+    const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
+    float *out_row = p->output + row * out_w * C;
+    // Output columns [x_lo, x_hi) have every tap inside the input.
+    const size_t x_lo = (p->pad_left + S - 1) / S;
+    size_t x_hi = in_w + p->pad_left >= (size_t)K ? (in_w + p->pad_left - K) / S + 1 : 0;
+    if (x_hi > out_w) x_hi = out_w;
+    const float *rows[5] = {0, 0, 0, 0, 0};
+    for (size_t ky = g.ky_begin; ky < g.ky_end; ky++) {
+        rows[ky] = g.image + (size_t)(g.iy0 + (ptrdiff_t)ky) * in_w * C;
+    }
+    size_t ox = 0;
+    while (ox < out_w) {
+        const size_t left = out_w - ox;
+        const int W = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+        const int inside = ox >= x_lo && ox + (size_t)W <= x_hi;
+        const ptrdiff_t ix0 = (ptrdiff_t)(ox * S) - (ptrdiff_t)p->pad_left;
+        float *out = out_row + ox * C;
+#define CK_DW_SPAN(WW)                                                                                             \
+    if (inside) dw_span(WW, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
+    else dw_span(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
+        switch (W) {
+        case 8: CK_DW_SPAN(8) break;
+        case 4: CK_DW_SPAN(4) break;
+        case 2: CK_DW_SPAN(2) break;
+        default: CK_DW_SPAN(1) break;
+        }
+#undef CK_DW_SPAN
+        ox += (size_t)W;
+    }
+}
+
+CK_SIMD8_FN static void dw_row_3x3s1(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast(3, 1, p, row, c_begin, c_end);
+}
+CK_SIMD8_FN static void dw_row_3x3s2(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast(3, 2, p, row, c_begin, c_end);
+}
+CK_SIMD8_FN static void dw_row_5x5s1(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast(5, 1, p, row, c_begin, c_end);
+}
+CK_SIMD8_FN static void dw_row_5x5s2(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast(5, 2, p, row, c_begin, c_end);
+}
+#endif
+
+typedef void (*dw_row_fn)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end);
+
+/// The row kernel for this geometry at the current dispatch level.
+static dw_row_fn dw_select(const ck_dwconv_params *p) {
+#if defined(CK_SIMD8)
+    if (ck_use_simd8()) {
+        const int fast = p->kernel_h == p->kernel_w && p->stride_h == p->stride_w && p->dilation_h == 1 &&
+                         p->dilation_w == 1 && p->channels % CB == 0;
+        if (fast && p->kernel_h == 3 && p->stride_h == 1) return dw_row_3x3s1;
+        if (fast && p->kernel_h == 3 && p->stride_h == 2) return dw_row_3x3s2;
+        if (fast && p->kernel_h == 5 && p->stride_h == 1) return dw_row_5x5s1;
+        if (fast && p->kernel_h == 5 && p->stride_h == 2) return dw_row_5x5s2;
+        return dw_row_simd_general;
+    }
+#endif
+    return dw_row_portable;
 }
 
 typedef struct dw_job {
@@ -290,40 +262,31 @@ typedef struct dw_job {
     /// Work units are (row, channel group) pairs; groups split the channels when there are too
     /// few rows to share among the threads.
     size_t groups, group_size;
-    ptrdiff_t offsets[CK_DWCONV_MAX_TAPS];
 } dw_job;
 
-static void dw_rows(void *context, size_t begin, size_t end) {
+static void dw_rows_range(void *context, size_t begin, size_t end) {
     const dw_job *job = (const dw_job *)context;
     for (size_t unit = begin; unit < end; unit++) {
         size_t row = unit / job->groups, group = unit % job->groups;
         size_t c_begin = group * job->group_size;
         size_t c_end = CK_MIN(job->p->channels, c_begin + job->group_size);
-        job->row(job->p, row, job->offsets, c_begin, c_end);
+        job->row(job->p, row, c_begin, c_end);
     }
 }
 
 void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
     size_t taps = p->kernel_h * p->kernel_w;
-    if (taps == 0 || taps > CK_DWCONV_MAX_TAPS || p->channels == 0) return;
+    if (taps == 0 || taps > CK_DWCONV_MAX_TAPS || p->channels == 0 || p->out_w == 0) return;
     dw_job job;
     job.p = p;
-    job.row = dw_row_portable;
-    size_t k = 0;
-    for (size_t ky = 0; ky < p->kernel_h; ky++) {
-        for (size_t kx = 0; kx < p->kernel_w; kx++, k++) {
-            job.offsets[k] = (ptrdiff_t)((ky * p->dilation_h * p->in_w + kx * p->dilation_w) * p->channels);
-        }
-    }
-#if defined(CK_HAVE_X86)
-    if (ck_use_avx2()) job.row = taps == 9 ? dw_row_avx2_9 : taps == 25 ? dw_row_avx2_25 : dw_row_avx2_any;
-#endif
+    job.row = dw_select(p);
     const size_t rows = p->batch * p->out_h;
+    if (rows * p->out_w * p->channels * taps < CK_PARALLEL_MIN_WORK) pool = NULL;
     const size_t threads = (size_t)ck_threadpool_thread_count(pool);
-    const size_t tiles = (p->channels + CT - 1) / CT;
+    const size_t blocks = (p->channels + CB - 1) / CB;
     size_t groups = 1;
-    if (threads > 1 && rows < 8 * threads) groups = CK_MIN(tiles, (8 * threads + rows - 1) / rows);
-    job.group_size = (tiles + groups - 1) / groups * CT;
+    if (threads > 1 && rows < 8 * threads) groups = CK_MIN(blocks, (8 * threads + rows - 1) / rows);
+    job.group_size = (blocks + groups - 1) / groups * CB;
     job.groups = (p->channels + job.group_size - 1) / job.group_size;
-    ck_parallel_for(pool, rows * job.groups, dw_rows, &job);
+    ck_parallel_for(pool, rows * job.groups, dw_rows_range, &job);
 }

@@ -1,6 +1,7 @@
 // Element-wise kernels: broadcasting binary operations with fused activation, unary
 // activations and softmax.
 #include "ck_internal.h"
+#include "ck_simd8.h"
 
 /// Applies `op` to n pairs: a advances by sa (0 or 1), b by sb (0 or 1).
 #define CK_BINARY_LOOP(EXPR)                                                                     \
@@ -66,12 +67,59 @@ static void binary_row_portable(ck_binary_op op, size_t n, const float *a, size_
     binary_row_body(op, n, a, sa, b, sb, out, lo, hi, prelu);
 }
 
-#if defined(CK_HAVE_X86)
-/// The same loops compiled for AVX2 (the compiler vectorises them 8 wide).
-CK_AVX2 static void binary_row_avx2(ck_binary_op op, size_t n, const float *a, size_t sa,
-                                    const float *b, size_t sb, float *out, float lo, float hi,
-                                    const float *prelu) {
-    binary_row_body(op, n, a, sa, b, sb, out, lo, hi, prelu);
+#if defined(CK_SIMD8)
+/// x op y for 8 lanes, with the portable version's semantics.
+CK_SIMD8_INLINE ck_v8 binary_v8(const ck_binary_op op, ck_v8 x, ck_v8 y) {
+    switch (op) {
+    case CK_BINARY_ADD: return v8_add(x, y);
+    case CK_BINARY_SUB: return v8_sub(x, y);
+    case CK_BINARY_MUL: return v8_mul(x, y);
+    case CK_BINARY_DIV: return v8_div(x, y);
+    case CK_BINARY_MAXIMUM: return v8_greater_of(x, y);
+    case CK_BINARY_MINIMUM: return v8_lesser_of(x, y);
+    case CK_BINARY_PRELU: return v8_prelu_ge(x, y);
+    }
+    return x;
+}
+
+/// n results: a and b advance by sa and sb (each 0 or 1), then the clamp and the per-element
+/// PReLU slopes, in one pass.
+CK_SIMD8_INLINE void binary_row_v8(const ck_binary_op op, size_t n, const float *a, size_t sa, const float *b,
+                                   size_t sb, float *out, float lo, float hi, const float *prelu) {
+    const int clamp = lo != -INFINITY || hi != INFINITY;
+    const ck_v8 vlo = v8_set1(lo), vhi = v8_set1(hi);
+    const ck_v8 a0 = v8_set1(a[0]), b0 = v8_set1(b[0]);
+    size_t i = 0;
+    for (; i < n; i += 8) {
+        const size_t lanes = CK_MIN((size_t)8, n - i);
+        const ck_v8 x = sa == 0 ? a0 : lanes == 8 ? v8_load(a + i) : v8_load_partial(a + i, lanes);
+        const ck_v8 y = sb == 0 ? b0 : lanes == 8 ? v8_load(b + i) : v8_load_partial(b + i, lanes);
+        ck_v8 v = binary_v8(op, x, y);
+        if (clamp) v = v8_min(v8_max(v, vlo), vhi);
+        if (prelu != NULL) v = v8_prelu(v, lanes == 8 ? v8_load(prelu + i) : v8_load_partial(prelu + i, lanes));
+        if (lanes == 8) {
+            v8_store(out + i, v);
+        } else {
+            v8_store_partial(out + i, v, lanes);
+        }
+    }
+}
+
+CK_SIMD8_FN static void binary_row_simd(ck_binary_op op, size_t n, const float *a, size_t sa, const float *b,
+                                        size_t sb, float *out, float lo, float hi, const float *prelu) {
+    if (sa > 1 || sb > 1) {
+        binary_row_body(op, n, a, sa, b, sb, out, lo, hi, prelu);
+        return;
+    }
+    switch (op) {
+    case CK_BINARY_ADD: binary_row_v8(CK_BINARY_ADD, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    case CK_BINARY_SUB: binary_row_v8(CK_BINARY_SUB, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    case CK_BINARY_MUL: binary_row_v8(CK_BINARY_MUL, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    case CK_BINARY_DIV: binary_row_v8(CK_BINARY_DIV, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    case CK_BINARY_MAXIMUM: binary_row_v8(CK_BINARY_MAXIMUM, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    case CK_BINARY_MINIMUM: binary_row_v8(CK_BINARY_MINIMUM, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    case CK_BINARY_PRELU: binary_row_v8(CK_BINARY_PRELU, n, a, sa, b, sb, out, lo, hi, prelu); break;
+    }
 }
 #endif
 
@@ -115,8 +163,8 @@ static void binary_range(void *context, size_t begin, size_t end) {
 void ck_binary(const ck_binary_params *p, ck_threadpool *pool) {
     if (p->rank == 0 || p->rank > CK_MAX_RANK) return;
     binary_job job = {p, binary_row_portable, p->dims[p->rank - 1]};
-#if defined(CK_HAVE_X86)
-    if (ck_use_avx2()) job.row = binary_row_avx2;
+#if defined(CK_SIMD8)
+    if (ck_use_simd8()) job.row = binary_row_simd;
 #endif
     size_t total = 1;
     for (size_t d = 0; d < p->rank; d++) total *= p->dims[d];
@@ -131,40 +179,18 @@ void ck_binary(const ck_binary_params *p, ck_threadpool *pool) {
     ck_parallel_for(total < 16384 ? NULL : pool, units, binary_range, &job);
 }
 
-#if defined(CK_HAVE_X86)
-/// e^x for 8 lanes: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor polynomial to r^7
-/// (relative error about 2e-7), 2^n through the exponent bits. Inputs are clamped to the range
-/// where e^x is a finite, normal float.
-CK_AVX2 static inline __m256 exp8(__m256 x) {
-    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    const __m256i scale = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
-}
-
-CK_AVX2 static void logistic_avx2(const float *input, float *output, size_t count) {
-    const __m256 one = _mm256_set1_ps(1.0f);
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_loadu_ps(input + i)));
-        _mm256_storeu_ps(output + i, _mm256_div_ps(one, _mm256_add_ps(one, e)));
-    }
-    if (i < count) {
-        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(count - i)), lane);
-        __m256 e = exp8(_mm256_sub_ps(_mm256_setzero_ps(), _mm256_maskload_ps(input + i, mask)));
-        _mm256_maskstore_ps(output + i, mask, _mm256_div_ps(one, _mm256_add_ps(one, e)));
+#if defined(CK_SIMD8)
+CK_SIMD8_FN static void logistic_simd(const float *input, float *output, size_t count) {
+    const ck_v8 one = v8_set1(1.0f), zero = v8_zero();
+    for (size_t i = 0; i < count; i += 8) {
+        const size_t lanes = CK_MIN((size_t)8, count - i);
+        const ck_v8 x = lanes == 8 ? v8_load(input + i) : v8_load_partial(input + i, lanes);
+        const ck_v8 y = v8_div(one, v8_add(one, v8_exp(v8_sub(zero, x))));
+        if (lanes == 8) {
+            v8_store(output + i, y);
+        } else {
+            v8_store_partial(output + i, y, lanes);
+        }
     }
 }
 #endif
@@ -173,9 +199,9 @@ void ck_unary(ck_unary_op op, const float *input, float *output, size_t count, f
               float hi) {
     switch (op) {
     case CK_UNARY_LOGISTIC:
-#if defined(CK_HAVE_X86)
-        if (ck_use_avx2()) {
-            logistic_avx2(input, output, count);
+#if defined(CK_SIMD8)
+        if (ck_use_simd8()) {
+            logistic_simd(input, output, count);
             break;
         }
 #endif

@@ -1,11 +1,20 @@
 // Convolution as matrix multiplication: a 6 x 16 register-blocked microkernel over weights
-// packed once at load time, used directly for 1x1 convolutions / fully connected layers and
-// through an indirection buffer (one pointer per output pixel and kernel tap) for general
-// convolutions, so no im2col copy is made.
+// packed once at load time (float32, or half precision converted in the kernel), used directly
+// for 1x1 convolutions / fully connected layers and through an indirection buffer (one pointer
+// per output pixel and kernel tap) for general convolutions, so no im2col copy is made. The
+// results go through a fused epilogue: the convolution's clamp, an optional residual ADD with
+// its clamp, and an optional PReLU.
+//
+// Each output is bias + sum over (tap, input channel) in order, one fused multiply-add per
+// term; single-row tiles (matrix-vector products) keep four partial sums over k instead, so
+// their result is independent of the threads but not bit-identical to a multi-row tile's.
 #include "ck_internal.h"
+#include "ck_simd8.h"
 
 #define MR CK_GEMM_MR
 #define NR CK_GEMM_NR
+
+// MARK: - Packing
 
 size_t ck_conv_packed_size(size_t output_channels, size_t taps, size_t input_channels) {
     size_t panels = (output_channels + NR - 1) / NR;
@@ -32,292 +41,500 @@ void ck_conv_pack(size_t n, size_t taps, size_t k, const float *weights, const f
     }
 }
 
-/// One microkernel call: rows[i * row_stride + t] is the input of output row i at tap t
-/// (i < MR; rows past `mr` repeat the last valid row and are not stored).
-typedef void (*ukernel_fn)(size_t mr, size_t nr, size_t k, size_t taps, const float *const *rows,
-                           size_t row_stride, const float *w, float *c, size_t c_stride,
-                           float lo, float hi, const float *prelu);
+/// Bytes of one half-precision panel: 16 float32 biases, then 16 halves per (tap, channel).
+static size_t panel_bytes_f16(size_t kk) { return NR * sizeof(float) + kk * NR * sizeof(uint16_t); }
 
-static void ukernel_portable(size_t mr, size_t nr, size_t k, size_t taps,
-                             const float *const *rows, size_t row_stride, const float *w,
-                             float *c, size_t c_stride, float lo, float hi, const float *prelu) {
-    float acc[MR][NR];
-    for (size_t i = 0; i < MR; i++) {
-        for (size_t j = 0; j < NR; j++) acc[i][j] = w[j];
-    }
-    w += NR;
-    for (size_t t = 0; t < taps; t++) {
-        const float *a[MR];
-        for (size_t i = 0; i < MR; i++) a[i] = rows[CK_MIN(i, mr - 1) * row_stride + t];
-        for (size_t p = 0; p < k; p++) {
-            for (size_t i = 0; i < MR; i++) {
-                float av = a[i][p];
-                for (size_t j = 0; j < NR; j++) acc[i][j] += av * w[j];
-            }
-            w += NR;
-        }
-    }
-    for (size_t i = 0; i < mr; i++) {
-        float *out = c + i * c_stride;
-        for (size_t j = 0; j < nr; j++) out[j] = ck_activate(acc[i][j], lo, hi, prelu, j);
-    }
+size_t ck_conv_packed_bytes_f16(size_t output_channels, size_t taps, size_t input_channels) {
+    return (output_channels + NR - 1) / NR * panel_bytes_f16(taps * input_channels);
 }
 
-#if defined(CK_HAVE_X86)
-CK_AVX2 static inline __m256 activate8(__m256 v, __m256 lo, __m256 hi, const float *prelu,
-                                       __m256i mask, int full) {
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    if (prelu != NULL) {
-        __m256 slope = full ? _mm256_loadu_ps(prelu) : _mm256_maskload_ps(prelu, mask);
-        __m256 neg = _mm256_mul_ps(v, slope);
-        v = _mm256_blendv_ps(v, neg, v); // sign bit set -> negative -> take v * slope
+/// The half-precision value of `value` when it has one exactly (returns 1), else 0.
+static int f32_to_f16_exact(float value, uint16_t *half) {
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    uint32_t sign = (bits >> 16) & 0x8000u;
+    uint32_t exponent = (bits >> 23) & 0xffu;
+    uint32_t mantissa = bits & 0x7fffffu;
+    if (exponent == 0xffu) { // infinity or NaN: keep infinities, refuse NaN payloads
+        if (mantissa != 0) return 0;
+        *half = (uint16_t)(sign | 0x7c00u);
+        return 1;
     }
-    return v;
+    if (exponent == 0 && mantissa == 0) {
+        *half = (uint16_t)sign;
+        return 1;
+    }
+    if (exponent == 0) return 0; // float32 subnormals are far below half precision
+    int e = (int)exponent - 127;
+    if (e > 15) return 0;
+    if (e >= -14) { // normal half: 10 mantissa bits
+        if (mantissa & 0x1fffu) return 0;
+        *half = (uint16_t)(sign | ((uint32_t)(e + 15) << 10) | (mantissa >> 13));
+        return 1;
+    }
+    if (e < -24) return 0;
+    // Subnormal half: value = m * 2^-24 with m < 1024.
+    uint32_t full = mantissa | 0x800000u; // 1.mantissa as 24 bits, value = full * 2^(e-23)
+    int shift = -14 - e + 13;            // bits dropped to reach units of 2^-24
+    if (full & ((1u << shift) - 1u)) return 0;
+    *half = (uint16_t)(sign | (full >> shift));
+    return 1;
 }
 
-/// R rows x 16 columns; R is a constant in each instantiation so the accumulators stay in
-/// registers.
-CK_AVX2 static inline __attribute__((always_inline)) void
-ukernel_avx2_rows(const int R, size_t mr, size_t nr, size_t k, size_t taps, const float *const *rows,
-                  size_t row_stride, const float *w, float *c, size_t c_stride, float lo, float hi,
-                  const float *prelu) {
-    __m256 acc[MR][2];
-    const __m256 bias0 = _mm256_loadu_ps(w), bias1 = _mm256_loadu_ps(w + 8);
-    for (int i = 0; i < R; i++) {
-        acc[i][0] = bias0;
-        acc[i][1] = bias1;
+int ck_f16_exact(const float *values, size_t count) {
+    uint16_t half;
+    for (size_t i = 0; i < count; i++) {
+        if (!f32_to_f16_exact(values[i], &half)) return 0;
     }
-    w += NR;
-    if (R == 1) {
-        // One row has a single dependency chain per column group; four partial sums over k
-        // keep the FMA units busy (matrix-vector products such as fully connected layers).
-        __m256 p0 = _mm256_setzero_ps(), p1 = _mm256_setzero_ps(), q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
-        __m256 u0 = _mm256_setzero_ps(), u1 = _mm256_setzero_ps();
-        for (size_t t = 0; t < taps; t++) {
-            const float *a0 = rows[t];
-            size_t p = 0;
-            for (; p + 4 <= k; p += 4, w += 4 * NR) {
-                const __m256 x0 = _mm256_broadcast_ss(a0 + p), x1 = _mm256_broadcast_ss(a0 + p + 1);
-                const __m256 x2 = _mm256_broadcast_ss(a0 + p + 2), x3 = _mm256_broadcast_ss(a0 + p + 3);
-                acc[0][0] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w), acc[0][0]);
-                acc[0][1] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w + 8), acc[0][1]);
-                p0 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(w + NR), p0);
-                p1 = _mm256_fmadd_ps(x1, _mm256_loadu_ps(w + NR + 8), p1);
-                q0 = _mm256_fmadd_ps(x2, _mm256_loadu_ps(w + 2 * NR), q0);
-                q1 = _mm256_fmadd_ps(x2, _mm256_loadu_ps(w + 2 * NR + 8), q1);
-                u0 = _mm256_fmadd_ps(x3, _mm256_loadu_ps(w + 3 * NR), u0);
-                u1 = _mm256_fmadd_ps(x3, _mm256_loadu_ps(w + 3 * NR + 8), u1);
-            }
-            for (; p < k; p++, w += NR) {
-                const __m256 x0 = _mm256_broadcast_ss(a0 + p);
-                acc[0][0] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w), acc[0][0]);
-                acc[0][1] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(w + 8), acc[0][1]);
-            }
+    return 1;
+}
+
+void ck_conv_pack_f16(size_t n, size_t taps, size_t k, const float *weights, const float *bias,
+                      void *packed) {
+    size_t panels = (n + NR - 1) / NR;
+    size_t kk = taps * k;
+    for (size_t p = 0; p < panels; p++) {
+        char *panel = (char *)packed + p * panel_bytes_f16(kk);
+        float *biases = (float *)(void *)panel;
+        uint16_t *dst = (uint16_t *)(void *)(panel + NR * sizeof(float));
+        for (size_t j = 0; j < NR; j++) {
+            size_t o = p * NR + j;
+            biases[j] = (o < n && bias != NULL) ? bias[o] : 0.0f;
         }
-        acc[0][0] = _mm256_add_ps(_mm256_add_ps(acc[0][0], p0), _mm256_add_ps(q0, u0));
-        acc[0][1] = _mm256_add_ps(_mm256_add_ps(acc[0][1], p1), _mm256_add_ps(q1, u1));
-    } else
-    for (size_t t = 0; t < taps; t++) {
-        const float *a[MR];
-        for (int i = 0; i < R; i++) a[i] = rows[CK_MIN((size_t)i, mr - 1) * row_stride + t];
-        for (size_t p = 0; p < k; p++) {
-            const __m256 b0 = _mm256_loadu_ps(w), b1 = _mm256_loadu_ps(w + 8);
-            w += NR;
-            for (int i = 0; i < R; i++) {
-                const __m256 va = _mm256_broadcast_ss(a[i] + p);
-                acc[i][0] = _mm256_fmadd_ps(va, b0, acc[i][0]);
-                acc[i][1] = _mm256_fmadd_ps(va, b1, acc[i][1]);
-            }
-        }
-    }
-    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-    if (nr == NR) {
-        const __m256i all = _mm256_set1_epi32(-1);
-#pragma clang loop unroll(full)
-        for (int i = 0; i < R; i++) {
-            if ((size_t)i >= mr) continue;
-            float *out = c + i * c_stride;
-            _mm256_storeu_ps(out, activate8(acc[i][0], vlo, vhi, prelu, all, 1));
-            _mm256_storeu_ps(out + 8, activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, all, 1));
-        }
-    } else {
-        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr), lane);
-        const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr - 8), lane);
-#pragma clang loop unroll(full)
-        for (int i = 0; i < R; i++) {
-            if ((size_t)i >= mr) continue;
-            float *out = c + i * c_stride;
-            _mm256_maskstore_ps(out, m0, activate8(acc[i][0], vlo, vhi, prelu, m0, 0));
-            if (nr > 8) {
-                _mm256_maskstore_ps(out + 8, m1, activate8(acc[i][1], vlo, vhi, prelu ? prelu + 8 : NULL, m1, 0));
+        for (size_t r = 0; r < kk; r++) {
+            for (size_t j = 0; j < NR; j++) {
+                size_t o = p * NR + j;
+                uint16_t half = 0;
+                if (o < n && !f32_to_f16_exact(weights[o * kk + r], &half)) half = 0x7e00u; // NaN: caller skipped the check
+                dst[r * NR + j] = half;
             }
         }
     }
 }
 
-/// Picks the instantiation for the tile's row count.
-CK_AVX2 static void ukernel_avx2(size_t mr, size_t nr, size_t k, size_t taps,
-                                 const float *const *rows, size_t row_stride, const float *w,
-                                 float *c, size_t c_stride, float lo, float hi,
-                                 const float *prelu) {
-    switch (mr) {
-    case 1: ukernel_avx2_rows(1, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
-    case 2: ukernel_avx2_rows(2, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
-    case 3: ukernel_avx2_rows(3, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
-    case 4: ukernel_avx2_rows(4, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
-    case 5: ukernel_avx2_rows(5, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
-    default: ukernel_avx2_rows(6, mr, nr, k, taps, rows, row_stride, w, c, c_stride, lo, hi, prelu); break;
-    }
-}
-#endif
+// MARK: - The shared driver
 
-#if defined(CK_HAVE_X86)
-/// The same over at most 8 columns (one vector per row): for layers with 8 or fewer outputs.
-CK_AVX2 static void ukernel_avx2_n8(size_t mr, size_t nr, size_t k, size_t taps,
-                                    const float *const *rows, size_t row_stride, const float *w,
-                                    float *c, size_t c_stride, float lo, float hi,
-                                    const float *prelu) {
-    __m256 c0 = _mm256_loadu_ps(w);
-    __m256 c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
-    w += NR;
-    for (size_t t = 0; t < taps; t++) {
-        const float *a0 = rows[0 * row_stride + t];
-        const float *a1 = rows[CK_MIN(1, mr - 1) * row_stride + t];
-        const float *a2 = rows[CK_MIN(2, mr - 1) * row_stride + t];
-        const float *a3 = rows[CK_MIN(3, mr - 1) * row_stride + t];
-        const float *a4 = rows[CK_MIN(4, mr - 1) * row_stride + t];
-        const float *a5 = rows[CK_MIN(5, mr - 1) * row_stride + t];
-        for (size_t p = 0; p < k; p++) {
-            const __m256 b = _mm256_loadu_ps(w);
-            w += NR;
-            c0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + p), b, c0);
-            c1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + p), b, c1);
-            c2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + p), b, c2);
-            c3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + p), b, c3);
-            c4 = _mm256_fmadd_ps(_mm256_broadcast_ss(a4 + p), b, c4);
-            c5 = _mm256_fmadd_ps(_mm256_broadcast_ss(a5 + p), b, c5);
-        }
-    }
-    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)nr), lane);
-    __m256 acc[MR] = {c0, c1, c2, c3, c4, c5};
-    for (size_t i = 0; i < mr; i++) {
-        __m256 v = activate8(acc[i], vlo, vhi, prelu, mask, nr == 8);
-        if (nr == 8) {
-            _mm256_storeu_ps(c + i * c_stride, v);
-        } else {
-            _mm256_maskstore_ps(c + i * c_stride, mask, v);
-        }
-    }
-}
-#endif
-
-static ukernel_fn select_ukernel(void) {
-#if defined(CK_HAVE_X86)
-    if (ck_use_avx2()) return ukernel_avx2;
-#endif
-    return ukernel_portable;
-}
-
-/// The shared driver: tiles of MR rows x NR columns, ordered so that the larger operand is
-/// streamed once and the smaller one is re-read from cache.
 typedef struct gemm_job {
-    ukernel_fn kernel;
     size_t m, n, k, taps;
     // Direct rows (indirection == NULL) or an indirection buffer.
     const float *a;
     size_t a_stride;
     const float *const *indirection;
-    const float *packed;
+    const char *packed;
+    size_t panel_bytes;
+    int f16;
     float *c;
     size_t c_stride;
-    float lo, hi;
+    float lo, hi, lo2, hi2;
+    const float *residual;
+    size_t residual_stride;
     const float *prelu;
     size_t m_tiles, n_tiles;
+    /// Row tiles of the first operand that stay in the L1 cache while panels pass over them.
+    size_t row_block;
     int m_outer;
+    int simd;
 } gemm_job;
 
+/// The input of output row `row` at tap `t`.
+static inline const float *gemm_row(const gemm_job *job, size_t row, size_t t) {
+    return job->indirection != NULL ? job->indirection[row * job->taps + t] : job->a + row * job->a_stride;
+}
+
+// MARK: - Portable microkernel
+
+static void tile_portable(const gemm_job *job, size_t i0, size_t mr, size_t panel) {
+    const size_t n0 = panel * NR, nr = CK_MIN(NR, job->n - n0);
+    const char *base = job->packed + panel * job->panel_bytes;
+    const float *bias = (const float *)(const void *)base;
+    const float *w32 = bias + NR;
+    const uint16_t *w16 = (const uint16_t *)(const void *)(base + NR * sizeof(float));
+    float acc[MR][NR];
+    for (size_t i = 0; i < mr; i++) {
+        for (size_t j = 0; j < NR; j++) acc[i][j] = bias[j];
+    }
+    float wrow[NR];
+    size_t r = 0;
+    for (size_t t = 0; t < job->taps; t++) {
+        const float *a[MR];
+        for (size_t i = 0; i < mr; i++) a[i] = gemm_row(job, i0 + i, t);
+        for (size_t p = 0; p < job->k; p++, r++) {
+            if (job->f16) {
+                ck_f16_to_f32(w16 + r * NR, wrow, NR);
+            } else {
+                memcpy(wrow, w32 + r * NR, sizeof wrow);
+            }
+            for (size_t i = 0; i < mr; i++) {
+                const float av = a[i][p];
+                for (size_t j = 0; j < NR; j++) acc[i][j] += av * wrow[j];
+            }
+        }
+    }
+    for (size_t i = 0; i < mr; i++) {
+        float *out = job->c + (i0 + i) * job->c_stride + n0;
+        const float *res = job->residual ? job->residual + (i0 + i) * job->residual_stride + n0 : NULL;
+        for (size_t j = 0; j < nr; j++) {
+            float v = acc[i][j];
+            v = v < job->lo ? job->lo : v;
+            v = v > job->hi ? job->hi : v;
+            if (res != NULL) {
+                v += res[j];
+                v = v < job->lo2 ? job->lo2 : v;
+                v = v > job->hi2 ? job->hi2 : v;
+            }
+            if (job->prelu != NULL && v < 0.0f) v *= job->prelu[n0 + j];
+            out[j] = v;
+        }
+    }
+}
+
+// MARK: - SIMD microkernels (AVX2 / NEON)
+
+#if defined(CK_SIMD8)
+
+/// The epilogue for 8 columns starting at `col` of output row `row`; `lanes` < 8 for the last
+/// columns of a layer.
+CK_SIMD8_INLINE void gemm_store(const gemm_job *job, ck_v8 v, size_t row, size_t col, size_t lanes) {
+    v = v8_min(v8_max(v, v8_set1(job->lo)), v8_set1(job->hi));
+    if (job->residual != NULL) {
+        const float *res = job->residual + row * job->residual_stride + col;
+        v = v8_add(v, lanes == 8 ? v8_load(res) : v8_load_partial(res, lanes));
+        v = v8_min(v8_max(v, v8_set1(job->lo2)), v8_set1(job->hi2));
+    }
+    if (job->prelu != NULL) {
+        v = v8_prelu(v, lanes == 8 ? v8_load(job->prelu + col) : v8_load_partial(job->prelu + col, lanes));
+    }
+    float *out = job->c + row * job->c_stride + col;
+    if (lanes == 8) {
+        v8_store(out, v);
+    } else {
+        v8_store_partial(out, v, lanes);
+    }
+}
+
+/// Eight weights of a panel row: float32 or half precision.
+CK_SIMD8_INLINE ck_v8 gemm_weights(const int F16, const void *w, size_t offset) {
+    return F16 ? v8_load_f16((const uint16_t *)w + offset) : v8_load((const float *)w + offset);
+}
+
+/// R rows (a constant in each instantiation, so the accumulators stay in registers) x 16
+/// columns (WIDE) or x 8 columns of one panel.
+CK_SIMD8_INLINE void tile_simd(const int R, const int F16, const int WIDE, const gemm_job *job, size_t i0,
+                               size_t panel) {
+    const size_t n0 = panel * NR, nr = CK_MIN(NR, job->n - n0);
+    const char *base = job->packed + panel * job->panel_bytes;
+    const float *bias = (const float *)(const void *)base;
+    const void *w = base + NR * sizeof(float);
+    const size_t k = job->k, taps = job->taps;
+    ck_v8 acc[MR][2];
+    const ck_v8 bias0 = v8_load(bias), bias1 = v8_load(bias + 8);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) {
+        acc[i][0] = bias0;
+        acc[i][1] = bias1;
+    }
+    size_t r = 0; // panel row (tap, channel)
+    if (R == 1) {
+        // One row has a single dependency chain per column group; four partial sums over k
+        // keep the FMA units busy (matrix-vector products such as fully connected layers).
+        ck_v8 p0 = v8_zero(), p1 = v8_zero(), q0 = v8_zero(), q1 = v8_zero(), u0 = v8_zero(), u1 = v8_zero();
+        for (size_t t = 0; t < taps; t++) {
+            const float *a0 = gemm_row(job, i0, t);
+            size_t p = 0;
+            for (; p + 4 <= k; p += 4, r += 4) {
+                const ck_v8 x0 = v8_broadcast(a0 + p), x1 = v8_broadcast(a0 + p + 1);
+                const ck_v8 x2 = v8_broadcast(a0 + p + 2), x3 = v8_broadcast(a0 + p + 3);
+                acc[0][0] = v8_fma(x0, gemm_weights(F16, w, r * NR), acc[0][0]);
+                p0 = v8_fma(x1, gemm_weights(F16, w, (r + 1) * NR), p0);
+                q0 = v8_fma(x2, gemm_weights(F16, w, (r + 2) * NR), q0);
+                u0 = v8_fma(x3, gemm_weights(F16, w, (r + 3) * NR), u0);
+                if (WIDE) {
+                    acc[0][1] = v8_fma(x0, gemm_weights(F16, w, r * NR + 8), acc[0][1]);
+                    p1 = v8_fma(x1, gemm_weights(F16, w, (r + 1) * NR + 8), p1);
+                    q1 = v8_fma(x2, gemm_weights(F16, w, (r + 2) * NR + 8), q1);
+                    u1 = v8_fma(x3, gemm_weights(F16, w, (r + 3) * NR + 8), u1);
+                }
+            }
+            for (; p < k; p++, r++) {
+                const ck_v8 x0 = v8_broadcast(a0 + p);
+                acc[0][0] = v8_fma(x0, gemm_weights(F16, w, r * NR), acc[0][0]);
+                if (WIDE) acc[0][1] = v8_fma(x0, gemm_weights(F16, w, r * NR + 8), acc[0][1]);
+            }
+        }
+        acc[0][0] = v8_add(v8_add(acc[0][0], p0), v8_add(q0, u0));
+        if (WIDE) acc[0][1] = v8_add(v8_add(acc[0][1], p1), v8_add(q1, u1));
+    } else {
+        for (size_t t = 0; t < taps; t++) {
+            const float *a[MR];
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
+            for (size_t p = 0; p < k; p++, r++) {
+                const ck_v8 b0 = gemm_weights(F16, w, r * NR);
+                if (WIDE) {
+                    const ck_v8 b1 = gemm_weights(F16, w, r * NR + 8);
+#pragma clang loop unroll(full)
+                    for (int i = 0; i < R; i++) {
+                        const ck_v8 va = v8_broadcast(a[i] + p);
+                        acc[i][0] = v8_fma(va, b0, acc[i][0]);
+                        acc[i][1] = v8_fma(va, b1, acc[i][1]);
+                    }
+                } else {
+#pragma clang loop unroll(full)
+                    for (int i = 0; i < R; i++) acc[i][0] = v8_fma(v8_broadcast(a[i] + p), b0, acc[i][0]);
+                }
+            }
+        }
+    }
+    if (job->residual == NULL && nr == (WIDE ? NR : 8)) {
+        // Whole vectors without a residual: the activation's constants loaded once per tile.
+        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const size_t stride = job->c_stride;
+        if (job->prelu != NULL) {
+            const ck_v8 s0 = v8_load(job->prelu + n0), s1 = WIDE ? v8_load(job->prelu + n0 + 8) : s0;
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                v8_store(out + (size_t)i * stride, v8_prelu(v8_min(v8_max(acc[i][0], lo), hi), s0));
+                if (WIDE) v8_store(out + (size_t)i * stride + 8, v8_prelu(v8_min(v8_max(acc[i][1], lo), hi), s1));
+            }
+        } else {
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                v8_store(out + (size_t)i * stride, v8_min(v8_max(acc[i][0], lo), hi));
+                if (WIDE) v8_store(out + (size_t)i * stride + 8, v8_min(v8_max(acc[i][1], lo), hi));
+            }
+        }
+        return;
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) {
+        const size_t row = i0 + (size_t)i;
+        gemm_store(job, acc[i][0], row, n0, CK_MIN(8, nr));
+        if (WIDE && nr > 8) gemm_store(job, acc[i][1], row, n0 + 8, nr - 8);
+    }
+}
+
+/// A matrix-vector product (m = 1): P panels at once, so each input value is broadcast once
+/// for P panels, with bias + sum over k in order for every output (like a multi-row tile).
+CK_SIMD8_INLINE void gemv_panels(const int P, const int F16, const gemm_job *job, size_t first_panel) {
+    ck_v8 acc[4][2];
+    const void *w[4];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const char *base = job->packed + (first_panel + (size_t)q) * job->panel_bytes;
+        const float *bias = (const float *)(const void *)base;
+        acc[q][0] = v8_load(bias);
+        acc[q][1] = v8_load(bias + 8);
+        w[q] = base + NR * sizeof(float);
+    }
+    size_t r = 0;
+    for (size_t t = 0; t < job->taps; t++) {
+        const float *a = gemm_row(job, 0, t);
+        for (size_t p = 0; p < job->k; p++, r++) {
+            const ck_v8 x = v8_broadcast(a + p);
+#pragma clang loop unroll(full)
+            for (int q = 0; q < P; q++) {
+                acc[q][0] = v8_fma(x, gemm_weights(F16, w[q], r * NR), acc[q][0]);
+                acc[q][1] = v8_fma(x, gemm_weights(F16, w[q], r * NR + 8), acc[q][1]);
+            }
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const size_t n0 = (first_panel + (size_t)q) * NR, nr = CK_MIN(NR, job->n - n0);
+        gemm_store(job, acc[q][0], 0, n0, CK_MIN(8, nr));
+        if (nr > 8) gemm_store(job, acc[q][1], 0, n0 + 8, nr - 8);
+    }
+}
+
+/// Panels [p_begin, p_end) of a matrix-vector product. Panels in whole groups of four (counted
+/// from panel 0, so the grouping does not depend on how threads split the panels) run four at
+/// a time; the last panels, fewer than four, run as single-row tiles (four partial sums over k,
+/// which keep the FMA units busy with one panel).
+CK_SIMD8_INLINE void gemv_simd(const int F16, const gemm_job *job, size_t p_begin, size_t p_end) {
+    const size_t grouped = job->n_tiles / 4 * 4;
+    size_t panel = p_begin;
+    while (panel < p_end) {
+        if (panel >= grouped) {
+            if (job->n - panel * NR > 8) {
+                tile_simd(1, F16, 1, job, 0, panel);
+            } else {
+                tile_simd(1, F16, 0, job, 0, panel);
+            }
+            panel++;
+            continue;
+        }
+        const size_t end = CK_MIN(p_end, (panel / 4 + 1) * 4);
+        switch (end - panel) {
+        case 4: gemv_panels(4, F16, job, panel); break;
+        case 3: gemv_panels(3, F16, job, panel); break;
+        case 2: gemv_panels(2, F16, job, panel); break;
+        default: gemv_panels(1, F16, job, panel); break;
+        }
+        panel = end;
+    }
+}
+
+/// One tile: rows [i0, i0 + 6) (fewer at the end) of one panel.
+CK_SIMD8_INLINE void tile_any_simd(const int F16, const gemm_job *job, size_t tile, size_t panel) {
+    const int wide = job->n - panel * NR > 8;
+    const size_t i0 = tile * MR, mr = CK_MIN(MR, job->m - i0);
+#define CK_TILE(RR)                                                                                   \
+    if (wide) tile_simd(RR, F16, 1, job, i0, panel);                                                  \
+    else tile_simd(RR, F16, 0, job, i0, panel);
+    switch (mr) {
+    case 1: CK_TILE(1) break;
+    case 2: CK_TILE(2) break;
+    case 3: CK_TILE(3) break;
+    case 4: CK_TILE(4) break;
+    case 5: CK_TILE(5) break;
+    default: CK_TILE(6) break;
+    }
+#undef CK_TILE
+}
+
+/// Row tiles [t_begin, t_end) x panels [p_begin, p_end), tile by tile (every panel of a tile,
+/// then the next tile) or panel by panel.
+CK_SIMD8_INLINE void tiles_simd(const int F16, const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin,
+                                size_t p_end, int tile_major) {
+    if (tile_major) {
+        for (size_t tile = t_begin; tile < t_end; tile++) {
+            for (size_t panel = p_begin; panel < p_end; panel++) tile_any_simd(F16, job, tile, panel);
+        }
+    } else {
+        for (size_t panel = p_begin; panel < p_end; panel++) {
+            for (size_t tile = t_begin; tile < t_end; tile++) tile_any_simd(F16, job, tile, panel);
+        }
+    }
+}
+
+CK_SIMD8_FN static void tiles_simd_f32(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
+                                       int tile_major) {
+    if (job->m == 1) {
+        gemv_simd(0, job, p_begin, p_end);
+        return;
+    }
+    tiles_simd(0, job, t_begin, t_end, p_begin, p_end, tile_major);
+}
+CK_SIMD8_FN static void tiles_simd_f16(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
+                                       int tile_major) {
+    if (job->m == 1) {
+        gemv_simd(1, job, p_begin, p_end);
+        return;
+    }
+    tiles_simd(1, job, t_begin, t_end, p_begin, p_end, tile_major);
+}
+#endif
+
+/// Row tiles [t_begin, t_end) x panels [p_begin, p_end) at the current dispatch level.
+static void tiles(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end, int tile_major) {
+#if defined(CK_SIMD8)
+    if (job->simd) {
+        if (job->f16) {
+            tiles_simd_f16(job, t_begin, t_end, p_begin, p_end, tile_major);
+        } else {
+            tiles_simd_f32(job, t_begin, t_end, p_begin, p_end, tile_major);
+        }
+        return;
+    }
+#endif
+    for (size_t panel = p_begin; panel < p_end; panel++) {
+        for (size_t tile = t_begin; tile < t_end; tile++) {
+            tile_portable(job, tile * MR, CK_MIN(MR, job->m - tile * MR), panel);
+        }
+    }
+}
+
+/// Work units: row tiles (the first operand is the larger: blocks of row tiles stay in cache
+/// while every panel passes over them), or (panel, row tile) pairs panel by panel (the
+/// weights are the larger: a panel stays in cache while the rows pass).
 static void gemm_range(void *context, size_t begin, size_t end) {
     const gemm_job *job = (const gemm_job *)context;
-    const size_t panel = NR * (1 + job->taps * job->k);
-    for (size_t tile = begin; tile < end; tile++) {
-        size_t mi, nj;
-        if (job->m_outer) {
-            mi = tile / job->n_tiles;
-            nj = tile % job->n_tiles;
-        } else {
-            nj = tile / job->m_tiles;
-            mi = tile % job->m_tiles;
+    if (job->m_outer) {
+        if (job->row_block == 1) {
+            tiles(job, begin, end, 0, job->n_tiles, 1);
+            return;
         }
-        size_t m0 = mi * MR, n0 = nj * NR;
-        size_t mr = CK_MIN(MR, job->m - m0), nr = CK_MIN(NR, job->n - n0);
-        const float *const *rows;
-        size_t row_stride;
-        const float *direct[MR];
-        if (job->indirection != NULL) {
-            rows = job->indirection + m0 * job->taps;
-            row_stride = job->taps;
-        } else {
-            for (size_t i = 0; i < MR; i++) direct[i] = job->a + (m0 + CK_MIN(i, mr - 1)) * job->a_stride;
-            rows = direct;
-            row_stride = 1;
+        for (size_t b = begin; b < end; b += job->row_block) {
+            tiles(job, b, CK_MIN(end, b + job->row_block), 0, job->n_tiles, 0);
         }
-        ukernel_fn kernel = job->kernel;
-#if defined(CK_HAVE_X86)
-        // A last panel with at most 8 real columns runs the 8-wide kernel.
-        if (nr <= 8 && kernel == ukernel_avx2) kernel = ukernel_avx2_n8;
-#endif
-        kernel(mr, nr, job->k, job->taps, rows, row_stride, job->packed + nj * panel,
-                    job->c + m0 * job->c_stride + n0, job->c_stride, job->lo, job->hi,
-                    job->prelu ? job->prelu + n0 : NULL);
+        return;
+    }
+    if (job->m_tiles == 1) { // one row tile: the units are panels, taken together
+        tiles(job, 0, 1, begin, end, 0);
+        return;
+    }
+    size_t unit = begin;
+    while (unit < end) {
+        const size_t panel = unit / job->m_tiles, first = unit % job->m_tiles;
+        const size_t last = CK_MIN(job->m_tiles, first + (end - unit));
+        tiles(job, first, last, panel, panel + 1, 0);
+        unit += last - first;
     }
 }
 
 static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     if (job->m == 0 || job->n == 0) return;
-    job->kernel = select_ukernel();
-#if defined(CK_HAVE_X86)
-    if (job->kernel == ukernel_avx2 && job->n <= 8) job->kernel = ukernel_avx2_n8;
+#if defined(CK_SIMD8)
+    job->simd = ck_use_simd8();
 #endif
     job->m_tiles = (job->m + MR - 1) / MR;
     job->n_tiles = (job->n + NR - 1) / NR;
-    size_t a_bytes = job->m * job->k * job->taps;
-    size_t w_bytes = job->n * job->k * job->taps;
-    job->m_outer = a_bytes >= w_bytes;
-    ck_parallel_for(pool, job->m_tiles * job->n_tiles, gemm_range, job);
+    const size_t kk = job->k * job->taps;
+    job->panel_bytes = job->f16 ? panel_bytes_f16(kk) : NR * (1 + kk) * sizeof(float);
+    const size_t a_bytes = job->m * kk * sizeof(float);
+    const size_t w_bytes = job->n_tiles * job->panel_bytes;
+    job->m_outer = job->m > 1 && a_bytes >= w_bytes;
+    // Weights that fit in the L1 cache are re-read from it for every row tile (each output row
+    // is then written whole); larger weights pass over blocks of about 16 KB of rows, so each
+    // panel is read from the L2 cache once per block.
+    const size_t tile_bytes = MR * kk * sizeof(float);
+    job->row_block = w_bytes <= 24576 ? 1 : CK_MAX((size_t)1, (size_t)16384 / CK_MAX(tile_bytes, (size_t)1));
+    if (job->m * job->n * kk < CK_PARALLEL_MIN_WORK) pool = NULL;
+    ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * job->n_tiles, gemm_range, job);
 }
 
 void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {
-    gemm_job job = {0};
+    gemm_job job;
+    memset(&job, 0, sizeof job);
     job.m = p->m;
     job.n = p->n;
     job.k = p->k;
     job.taps = 1;
     job.a = p->a;
     job.a_stride = p->a_stride;
-    job.packed = p->packed;
+    job.packed = (const char *)p->packed;
+    job.f16 = p->weights_f16 != 0;
     job.c = p->c;
     job.c_stride = p->c_stride;
     job.lo = p->out_min;
     job.hi = p->out_max;
+    job.residual = p->residual;
+    job.residual_stride = p->residual_stride;
+    job.lo2 = p->sum_min;
+    job.hi2 = p->sum_max;
     job.prelu = p->prelu;
     run_gemm(&job, pool);
 }
 
 void ck_igemm(const ck_igemm_params *p, ck_threadpool *pool) {
-    gemm_job job = {0};
+    gemm_job job;
+    memset(&job, 0, sizeof job);
     job.m = p->m;
     job.n = p->n;
     job.k = p->k;
     job.taps = p->taps;
     job.indirection = p->indirection;
-    job.packed = p->packed;
+    job.packed = (const char *)p->packed;
+    job.f16 = p->weights_f16 != 0;
     job.c = p->c;
     job.c_stride = p->c_stride;
     job.lo = p->out_min;
     job.hi = p->out_max;
+    job.residual = p->residual;
+    job.residual_stride = p->residual_stride;
+    job.lo2 = p->sum_min;
+    job.hi2 = p->sum_max;
     job.prelu = p->prelu;
     run_gemm(&job, pool);
 }
@@ -337,45 +554,35 @@ static void narrow_pixel_portable(const ck_conv_narrow_params *p, size_t i) {
     }
 }
 
-#if defined(CK_HAVE_X86)
-CK_AVX2 static inline float hsum8(__m256 v) {
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
-    return _mm_cvtss_f32(s4);
-}
-
+#if defined(CK_SIMD8)
 /// Four output pixels at once (independent accumulation chains); pixels past `count` repeat
 /// the last one and are not stored.
-CK_AVX2 static void narrow_block_avx2(const ck_conv_narrow_params *p, size_t i0, size_t count) {
-    const size_t k = p->k, taps = p->taps, full = k / 8 * 8;
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(k - full)), lane);
+CK_SIMD8_FN static void narrow_block_simd(const ck_conv_narrow_params *p, size_t i0, size_t count) {
+    const size_t k = p->k, taps = p->taps, full = k / 8 * 8, rest = k - full;
     const float *const *rows[4];
     for (size_t q = 0; q < 4; q++) rows[q] = p->indirection + (i0 + CK_MIN(q, count - 1)) * taps;
     for (size_t j = 0; j < p->n; j++) {
-        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-        __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+        ck_v8 acc0 = v8_zero(), acc1 = v8_zero(), acc2 = v8_zero(), acc3 = v8_zero();
         const float *w = p->weights + j * taps * k;
         for (size_t t = 0; t < taps; t++, w += k) {
             const float *x0 = rows[0][t], *x1 = rows[1][t], *x2 = rows[2][t], *x3 = rows[3][t];
             for (size_t q = 0; q < full; q += 8) {
-                const __m256 wv = _mm256_loadu_ps(w + q);
-                acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x0 + q), wv, acc0);
-                acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x1 + q), wv, acc1);
-                acc2 = _mm256_fmadd_ps(_mm256_loadu_ps(x2 + q), wv, acc2);
-                acc3 = _mm256_fmadd_ps(_mm256_loadu_ps(x3 + q), wv, acc3);
+                const ck_v8 wv = v8_load(w + q);
+                acc0 = v8_fma(v8_load(x0 + q), wv, acc0);
+                acc1 = v8_fma(v8_load(x1 + q), wv, acc1);
+                acc2 = v8_fma(v8_load(x2 + q), wv, acc2);
+                acc3 = v8_fma(v8_load(x3 + q), wv, acc3);
             }
-            if (full < k) {
-                const __m256 wv = _mm256_maskload_ps(w + full, mask);
-                acc0 = _mm256_fmadd_ps(_mm256_maskload_ps(x0 + full, mask), wv, acc0);
-                acc1 = _mm256_fmadd_ps(_mm256_maskload_ps(x1 + full, mask), wv, acc1);
-                acc2 = _mm256_fmadd_ps(_mm256_maskload_ps(x2 + full, mask), wv, acc2);
-                acc3 = _mm256_fmadd_ps(_mm256_maskload_ps(x3 + full, mask), wv, acc3);
+            if (rest > 0) {
+                const ck_v8 wv = v8_load_partial(w + full, rest);
+                acc0 = v8_fma(v8_load_partial(x0 + full, rest), wv, acc0);
+                acc1 = v8_fma(v8_load_partial(x1 + full, rest), wv, acc1);
+                acc2 = v8_fma(v8_load_partial(x2 + full, rest), wv, acc2);
+                acc3 = v8_fma(v8_load_partial(x3 + full, rest), wv, acc3);
             }
         }
         const float bias = p->bias ? p->bias[j] : 0.0f;
-        const float sums[4] = {hsum8(acc0), hsum8(acc1), hsum8(acc2), hsum8(acc3)};
+        const float sums[4] = {v8_sum(acc0), v8_sum(acc1), v8_sum(acc2), v8_sum(acc3)};
         for (size_t q = 0; q < count; q++) {
             p->c[(i0 + q) * p->c_stride + j] = ck_activate(sums[q] + bias, p->out_min, p->out_max, p->prelu, j);
         }
@@ -390,10 +597,10 @@ typedef struct narrow_job {
 
 static void narrow_range(void *context, size_t begin, size_t end) {
     const narrow_job *job = (const narrow_job *)context;
-#if defined(CK_HAVE_X86)
+#if defined(CK_SIMD8)
     if (job->simd) {
         for (size_t i = begin * 4; i < CK_MIN(end * 4, job->p->m); i += 4) {
-            narrow_block_avx2(job->p, i, CK_MIN(4, job->p->m - i));
+            narrow_block_simd(job->p, i, CK_MIN(4, job->p->m - i));
         }
         return;
     }
@@ -403,8 +610,149 @@ static void narrow_range(void *context, size_t begin, size_t end) {
 
 void ck_conv_narrow(const ck_conv_narrow_params *p, ck_threadpool *pool) {
     narrow_job job = {p, 0};
-#if defined(CK_HAVE_X86)
-    job.simd = ck_use_avx2();
+#if defined(CK_SIMD8)
+    job.simd = ck_use_simd8();
 #endif
+    if (p->m * p->n * p->k * p->taps < CK_PARALLEL_MIN_WORK) pool = NULL;
     ck_parallel_for(pool, (p->m + 3) / 4, narrow_range, &job);
+}
+
+// MARK: - Narrow convolutions over 8 channels, read directly
+
+/// The sum of `taps` products over 8 channels for output channel j of pixel (row, ox), in the
+/// order of ck_conv_narrow: taps in (row, column) order, lanes added pairwise at the end.
+static float narrow_direct_pixel_portable(const ck_conv_narrow_direct_params *p, size_t row, size_t ox, size_t j) {
+    const size_t K = p->kernel, in_w = p->in_w;
+    const size_t b = row / p->out_h, oy = row % p->out_h;
+    const float *image = p->input + b * p->in_h * in_w * 8;
+    float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (size_t ky = 0; ky < K; ky++) {
+        const ptrdiff_t iy = (ptrdiff_t)(oy * p->stride + ky) - (ptrdiff_t)p->pad_top;
+        if (iy < 0 || iy >= (ptrdiff_t)p->in_h) continue;
+        for (size_t kx = 0; kx < K; kx++) {
+            const ptrdiff_t ix = (ptrdiff_t)(ox * p->stride + kx) - (ptrdiff_t)p->pad_left;
+            if (ix < 0 || ix >= (ptrdiff_t)in_w) continue;
+            const float *x = image + ((size_t)iy * in_w + (size_t)ix) * 8;
+            const float *w = p->weights + ((j * K + ky) * K + kx) * 8;
+            for (size_t q = 0; q < 8; q++) lanes[q] += x[q] * w[q];
+        }
+    }
+    return ((lanes[0] + lanes[4]) + (lanes[2] + lanes[6])) + ((lanes[1] + lanes[5]) + (lanes[3] + lanes[7]));
+}
+
+static void narrow_direct_row_portable(const ck_conv_narrow_direct_params *p, size_t row) {
+    float *out = p->output + row * p->out_w * p->n;
+    for (size_t ox = 0; ox < p->out_w; ox++) {
+        for (size_t j = 0; j < p->n; j++) {
+            const float sum = narrow_direct_pixel_portable(p, row, ox, j) + (p->bias ? p->bias[j] : 0.0f);
+            out[ox * p->n + j] = ck_activate(sum, p->out_min, p->out_max, p->prelu, j);
+        }
+    }
+}
+
+#if defined(CK_SIMD8)
+/// W output pixels of one row for output channel j; CHECKED: some columns fall outside.
+CK_SIMD8_INLINE void narrow_direct_block(const int W, const int K, const int S, const int CHECKED,
+                                         const ck_conv_narrow_direct_params *p, const float *const *rows,
+                                         size_t ky_begin, size_t ky_end, ptrdiff_t ix0, size_t j, float *out) {
+    ck_v8 acc[8];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < W; i++) acc[i] = v8_zero();
+    for (size_t ky = ky_begin; ky < ky_end; ky++) {
+        const float *row = rows[ky];
+        const float *wk = p->weights + (j * (size_t)K + ky) * (size_t)K * 8;
+        ck_v8 wv[5];
+#pragma clang loop unroll(full)
+        for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * 8);
+#pragma clang loop unroll(full)
+        for (int t = 0; t < (W - 1) * S + K; t++) {
+            const ptrdiff_t ix = ix0 + t;
+            if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)p->in_w)) continue;
+            const ck_v8 x = v8_load(row + ix * 8);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < W; i++) {
+                const int kx = t - i * S;
+                if (kx >= 0 && kx < K) acc[i] = v8_fma(x, wv[kx], acc[i]);
+            }
+        }
+    }
+    const float bias = p->bias ? p->bias[j] : 0.0f;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < W; i++) {
+        out[(size_t)i * p->n] = ck_activate(v8_sum(acc[i]) + bias, p->out_min, p->out_max, p->prelu, j);
+    }
+}
+
+CK_SIMD8_INLINE void narrow_direct_row(const int K, const int S, const ck_conv_narrow_direct_params *p, size_t row) {
+    const size_t in_w = p->in_w, out_w = p->out_w;
+    const size_t b = row / p->out_h, oy = row % p->out_h;
+    const float *image = p->input + b * p->in_h * in_w * 8;
+    const ptrdiff_t iy0 = (ptrdiff_t)(oy * S) - (ptrdiff_t)p->pad_top;
+    size_t ky_begin = 0, ky_end = 0;
+    const float *rows[5] = {0, 0, 0, 0, 0};
+    for (size_t ky = 0; ky < (size_t)K; ky++) {
+        const ptrdiff_t iy = iy0 + (ptrdiff_t)ky;
+        if (iy < 0 || iy >= (ptrdiff_t)p->in_h) continue;
+        if (ky_end == 0) ky_begin = ky;
+        ky_end = ky + 1;
+        rows[ky] = image + (size_t)iy * in_w * 8;
+    }
+    const size_t x_lo = (p->pad_left + S - 1) / S;
+    size_t x_hi = in_w + p->pad_left >= (size_t)K ? (in_w + p->pad_left - K) / S + 1 : 0;
+    if (x_hi > out_w) x_hi = out_w;
+    float *out_row = p->output + row * out_w * p->n;
+    size_t ox = 0;
+    while (ox < out_w) {
+        const size_t left = out_w - ox;
+        const int W = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+        const int inside = ox >= x_lo && ox + (size_t)W <= x_hi;
+        const ptrdiff_t ix0 = (ptrdiff_t)(ox * S) - (ptrdiff_t)p->pad_left;
+        for (size_t j = 0; j < p->n; j++) {
+            float *out = out_row + ox * p->n + j;
+#define CK_NARROW_BLOCK(WW)                                                                           \
+    if (inside) narrow_direct_block(WW, K, S, 0, p, rows, ky_begin, ky_end, ix0, j, out);            \
+    else narrow_direct_block(WW, K, S, 1, p, rows, ky_begin, ky_end, ix0, j, out);
+            switch (W) {
+            case 8: CK_NARROW_BLOCK(8) break;
+            case 4: CK_NARROW_BLOCK(4) break;
+            case 2: CK_NARROW_BLOCK(2) break;
+            default: CK_NARROW_BLOCK(1) break;
+            }
+#undef CK_NARROW_BLOCK
+        }
+        ox += (size_t)W;
+    }
+}
+
+CK_SIMD8_FN static void narrow_direct_3x3s1(const ck_conv_narrow_direct_params *p, size_t row) { narrow_direct_row(3, 1, p, row); }
+CK_SIMD8_FN static void narrow_direct_3x3s2(const ck_conv_narrow_direct_params *p, size_t row) { narrow_direct_row(3, 2, p, row); }
+CK_SIMD8_FN static void narrow_direct_5x5s1(const ck_conv_narrow_direct_params *p, size_t row) { narrow_direct_row(5, 1, p, row); }
+CK_SIMD8_FN static void narrow_direct_5x5s2(const ck_conv_narrow_direct_params *p, size_t row) { narrow_direct_row(5, 2, p, row); }
+#endif
+
+typedef struct narrow_direct_job {
+    const ck_conv_narrow_direct_params *p;
+    void (*row)(const ck_conv_narrow_direct_params *p, size_t row);
+} narrow_direct_job;
+
+static void narrow_direct_range(void *context, size_t begin, size_t end) {
+    const narrow_direct_job *job = (const narrow_direct_job *)context;
+    for (size_t row = begin; row < end; row++) job->row(job->p, row);
+}
+
+int ck_conv_narrow_direct(const ck_conv_narrow_direct_params *p, ck_threadpool *pool) {
+    if ((p->kernel != 3 && p->kernel != 5) || (p->stride != 1 && p->stride != 2) || p->n == 0 ||
+        p->n > CK_NARROW_MAX_OUTPUTS) {
+        return 0;
+    }
+    narrow_direct_job job = {p, narrow_direct_row_portable};
+#if defined(CK_SIMD8)
+    if (ck_use_simd8()) {
+        job.row = p->kernel == 3 ? (p->stride == 1 ? narrow_direct_3x3s1 : narrow_direct_3x3s2)
+                                 : (p->stride == 1 ? narrow_direct_5x5s1 : narrow_direct_5x5s2);
+    }
+#endif
+    if (p->batch * p->out_h * p->out_w * p->n * p->kernel * p->kernel * 8 < CK_PARALLEL_MIN_WORK) pool = NULL;
+    ck_parallel_for(pool, p->batch * p->out_h, narrow_direct_range, &job);
+    return 1;
 }

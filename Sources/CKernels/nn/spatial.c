@@ -63,6 +63,7 @@ void ck_maxpool(const ck_pool_params *p, ck_threadpool *pool) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx2()) job.row = maxpool_row_avx2;
 #endif
+    if (p->batch * p->out_h * p->out_w * p->channels * p->filter_h * p->filter_w < CK_PARALLEL_MIN_WORK) pool = NULL;
     ck_parallel_for(pool, p->batch * p->out_h, maxpool_range, &job);
 }
 
@@ -163,6 +164,7 @@ void ck_resize_bilinear(const ck_resize_params *p, ck_threadpool *pool) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx2()) job.row = resize_row_avx2;
 #endif
+    if (p->batch * p->out_h * p->out_w * p->channels < CK_PARALLEL_MIN_WORK / 4) pool = NULL; // a few operations per element
     ck_parallel_for(pool, p->batch * p->out_h, resize_range, &job);
 }
 
@@ -218,6 +220,21 @@ void ck_pad_4d(const float *input, const size_t *in_dims, float *output, const s
                 for (size_t i = 0; i < before[3]; i++) dst[i] = value;
                 memcpy(dst + before[3], src, ic * sizeof(float));
                 for (size_t i = before[3] + ic; i < oc; i++) dst[i] = value;
+            }
+        }
+    }
+}
+
+void ck_fill_row_patches(const ck_row_patch *patches, size_t count, size_t kw, size_t channels, size_t width) {
+    for (size_t i = 0; i < count; i++) {
+        const ck_row_patch *p = patches + i;
+        for (size_t kx = 0; kx < kw; kx++) {
+            const ptrdiff_t x = p->x0 + (ptrdiff_t)kx;
+            float *dst = p->dst + kx * channels;
+            if (x >= 0 && x < (ptrdiff_t)width) {
+                memcpy(dst, p->row + (size_t)x * channels, channels * sizeof(float));
+            } else {
+                memset(dst, 0, channels * sizeof(float));
             }
         }
     }

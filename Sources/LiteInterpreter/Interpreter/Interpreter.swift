@@ -130,7 +130,8 @@ public final class Interpreter {
         return zip(operations, model.program.operations).map { bound, prepared in
             let elapsed = clock.measure { bound.run(pool: handle) }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, seconds: seconds)
+            return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, detail: prepared.detail,
+                                  multiplyAdds: prepared.multiplyAdds, seconds: seconds)
         }
     }
 

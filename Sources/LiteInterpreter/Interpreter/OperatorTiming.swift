@@ -4,5 +4,9 @@ public struct OperatorTiming: Sendable, Equatable {
     public let operatorIndex: Int
     /// What ran, e.g. "CONV_2D 3x3/2 (igemm)" or "ADD+PRELU".
     public let kind: String
+    /// Shapes, e.g. "56x56x24 -> 56x56x144" (empty for operators where they say little).
+    public let detail: String
+    /// Multiply-adds the operator performs (0 for operators that do none).
+    public let multiplyAdds: Int
     public let seconds: Double
 }

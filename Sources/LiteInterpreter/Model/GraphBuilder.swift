@@ -218,6 +218,7 @@ final class GraphBuilder {
         }
 
         prepared = fusePadding(prepared)
+        prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
         let plan = try planMemory(prepared)
         return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
@@ -258,6 +259,37 @@ final class GraphBuilder {
             removed.insert(i)
         }
         return operations.indices.compactMap { removed.contains($0) ? nil : (replacements[$0] ?? operations[$0]) }
+    }
+
+    /// Moves each ADD of two same-shaped tensors into the operator that writes one of them (when
+    /// nothing else reads that tensor and the other one exists by then): the operator adds the
+    /// other tensor to its result, so the sum is written once instead of read back.
+    private func fuseResidualAdd(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
+        var result: [any PreparedOperation] = []
+        var producer: [Int: Int] = [:] // tensor -> index in result
+        for op in operations {
+            if let add = op as? ElementwiseBinaryOperation, add.operation == CK_BINARY_ADD,
+               add.activation.acceptsResidual, add.aShape == add.outputShape, add.bShape == add.outputShape {
+                // Try the operand written last first: the other one is then surely available.
+                let candidates = [(add.a, add.b), (add.b, add.a)].sorted { (producer[$0.0] ?? -1) > (producer[$1.0] ?? -1) }
+                var fused = false
+                for (sum, other) in candidates where sum != other {
+                    guard readers[sum] == 1, let p = producer[sum],
+                          let fusable = result[p] as? any ResidualFusable, fusable.fusableOutput == sum,
+                          (producer[other] ?? -1) < p else { continue }
+                    result[p] = fusable.fusing(residual: other, lower: add.activation.lower, upper: add.activation.upper,
+                                               output: add.output)
+                    producer[add.output] = p
+                    fused = true
+                    break
+                }
+                if fused { continue }
+            }
+            for t in op.outputs { producer[t] = result.count }
+            result.append(op)
+        }
+        return result
     }
 
     /// Moves each PRELU whose input is written by a fusable operator (and read by nothing else)

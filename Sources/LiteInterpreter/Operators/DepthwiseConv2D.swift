@@ -46,7 +46,8 @@ enum DepthwiseConv2D {
             // One input channel: output channel o uses weights[ky][kx][o], i.e. OHWI with I = 1.
             var ohwi = [Float](repeating: 0, count: oc * taps)
             for t in 0..<taps { for o in 0..<oc { ohwi[o * taps + t] = weights[t * oc + o] } }
-            let packed = try ConvolutionWeights(context, outputs: oc, taps: taps, inputs: 1, weights: ohwi, bias: biasValues)
+            let packed = try ConvolutionWeights(context, outputs: oc, taps: taps, inputs: 1, weights: ohwi, bias: biasValues,
+                                                rows: output.elementCount / oc)
             return Conv2DOperation(
                 operatorIndex: context.index, input: input.index, output: output.index,
                 batch: n, inputHeight: h, inputWidth: w, inputChannels: 1,
@@ -94,6 +95,14 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
     var outputs: [Int] { [output] }
     var preluChannels: Int { activation.acceptsPReLU ? parameters.channels : -1 }
     var summary: String { "DEPTHWISE_CONV_2D \(parameters.kernel_h)x\(parameters.kernel_w)/\(parameters.stride_h)" }
+    var detail: String {
+        let p = parameters
+        return "\(p.in_h)x\(p.in_w)x\(p.channels) -> \(p.out_h)x\(p.out_w)x\(p.channels)"
+    }
+    var multiplyAdds: Int {
+        let p = parameters
+        return p.batch * p.out_h * p.out_w * p.channels * p.kernel_h * p.kernel_w
+    }
 
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation {
         var copy = self

@@ -14,6 +14,7 @@ struct ElementwiseBinaryOperation: PReLUFusable {
     var inputs: [Int] { [a, b] }
     var summary: String { activation.preluSlopes == nil ? name : "\(name)+PRELU" }
     var outputs: [Int] { [output] }
+    var detail: String { outputShape.map(String.init).joined(separator: "x") }
     var preluChannels: Int { activation.acceptsPReLU ? (outputShape.last ?? 1) : -1 }
 
     static func prepare(_ context: OperatorContext) throws -> ElementwiseBinaryOperation {

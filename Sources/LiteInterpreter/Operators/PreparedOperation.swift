@@ -11,10 +11,16 @@ protocol PreparedOperation: Sendable {
     func bind(_ memory: TensorMemory) throws -> any BoundOperation
     /// A short description for profiles, e.g. "CONV_2D 3x3/2 (igemm)".
     var summary: String { get }
+    /// Shapes for detailed profiles, e.g. "56x56x24 -> 56x56x144" (empty when not useful).
+    var detail: String { get }
+    /// Multiply-adds per run (0 for operators that do none), for profiles.
+    var multiplyAdds: Int { get }
 }
 
 extension PreparedOperation {
     var summary: String { String(describing: type(of: self)).replacingOccurrences(of: "Operation", with: "") }
+    var detail: String { "" }
+    var multiplyAdds: Int { 0 }
 }
 
 /// An operator ready to run on one interpreter's memory.
@@ -31,6 +37,16 @@ protocol PReLUFusable: PreparedOperation {
     func fusing(preluSlopes slopes: AlignedBuffer, output: Int) -> any PreparedOperation
 }
 
+/// Operators that can add a following ADD's other operand to their result before storing it
+/// (a residual connection), with the ADD's clamp.
+protocol ResidualFusable: PreparedOperation {
+    /// The output tensor, which the ADD reads.
+    var fusableOutput: Int? { get }
+    /// A copy that adds `residual` (same shape as the output) after its own activation, clamps
+    /// to `lower...upper` and writes `output` (the ADD's output).
+    func fusing(residual: Int, lower: Float, upper: Float, output: Int) -> any PreparedOperation
+}
+
 /// Convolutions that can take over a zero PAD of their input's height and width (the padded
 /// taps read zeros either way, so the copy is not needed).
 protocol PaddingFusable: PreparedOperation {
@@ -42,11 +58,16 @@ protocol PaddingFusable: PreparedOperation {
 }
 
 /// What an operator does to its result before storing it: the fused activation of the
-/// operator itself (a clamp, or tanh) and an optional PRELU fused from the next operator.
+/// operator itself (a clamp, or tanh), an optional residual ADD fused from a following
+/// operator (with the ADD's clamp), and an optional PRELU fused from the next operator.
 struct OutputActivation: Sendable {
     var lower: Float = -.infinity
     var upper: Float = .infinity
     var tanh = false
+    /// A tensor of the output's shape added after the clamp.
+    var residual: Int?
+    var sumLower: Float = -.infinity
+    var sumUpper: Float = .infinity
     var preluSlopes: AlignedBuffer?
 
     static let none = OutputActivation()
@@ -69,6 +90,9 @@ struct OutputActivation: Sendable {
 
     /// Whether a PRELU can be fused after this activation (tanh runs as a separate pass).
     var acceptsPReLU: Bool { !tanh && preluSlopes == nil }
+
+    /// Whether a residual ADD can be fused (before any PRELU).
+    var acceptsResidual: Bool { !tanh && preluSlopes == nil && residual == nil }
 
     var slopesPointer: UnsafePointer<Float>? { preluSlopes.map { UnsafePointer($0.floatPointer) } }
 }

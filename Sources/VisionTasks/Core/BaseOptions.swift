@@ -8,6 +8,9 @@ import Foundation
 ///
 /// VisionTasks runs on the CPU only: `delegate` exists so that code written for MediaPipe
 /// compiles, but `.gpu` is refused with `TasksError.unimplemented` when a task is created.
+///
+/// `numThreads` is VisionTasks' addition (MediaPipe's iOS `BaseOptions` has no such option; its
+/// CPU inference picks its own thread count): how many threads each model runs on.
 public final class BaseOptions: @unchecked Sendable {
     /// The processor a task runs on (`MPPDelegate`).
     public enum Delegate: Int, Sendable, CustomStringConvertible {
@@ -27,6 +30,10 @@ public final class BaseOptions: @unchecked Sendable {
     private var _modelAssetPath = ""
     private var _modelAssetBuffer: Data?
     private var _delegate = Delegate.cpu
+    private var _numThreads = BaseOptions.defaultNumThreads
+
+    /// The default `numThreads`: one thread per active processor core.
+    public static var defaultNumThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// Path of the model file (`.task` or `.tflite`).
     public var modelAssetPath: String {
@@ -44,6 +51,15 @@ public final class BaseOptions: @unchecked Sendable {
     public var delegate: Delegate {
         get { lock.withLock { _delegate } }
         set { lock.withLock { _delegate = newValue } }
+    }
+
+    /// Threads each model of the task runs on, the calling thread included (default: one per
+    /// active processor core, `BaseOptions.defaultNumThreads`). The threads are started once,
+    /// when the task is created, and wait between frames. Must be at least 1; 1 runs everything
+    /// on the calling thread. Not part of MediaPipe's API.
+    public var numThreads: Int {
+        get { lock.withLock { _numThreads } }
+        set { lock.withLock { _numThreads = newValue } }
     }
 
     public init() {}
@@ -67,8 +83,18 @@ public final class BaseOptions: @unchecked Sendable {
             copy._modelAssetPath = _modelAssetPath
             copy._modelAssetBuffer = _modelAssetBuffer
             copy._delegate = _delegate
+            copy._numThreads = _numThreads
         }
         return copy
+    }
+
+    /// The validated `numThreads`: `.invalidArgument` below 1.
+    package func threadCount() throws -> Int {
+        let threads = numThreads
+        guard threads >= 1 else {
+            throw TasksError.invalidArgument("Invalid `numThreads` option: \(threads); it must be at least 1.")
+        }
+        return threads
     }
 
     /// Validates the options and says where the model comes from. Errors: `.unimplemented`

@@ -11,14 +11,11 @@ package struct VisionTaskSetup: Sendable {
     /// Threads each model's interpreter runs on (at least 1).
     package let threadCount: Int
 
-    /// - Parameters:
-    ///   - threadCount: the options' package-level override (benchmarks); nil for one thread
-    ///     per active processor.
-    package init(
-        baseOptions: BaseOptions, runningMode: RunningMode, hasLiveStreamDelegate: Bool, threadCount: Int?
-    ) throws {
+    /// Errors: `.invalidArgument` for a live-stream delegate that does not match the running
+    /// mode or `baseOptions.numThreads` below 1; the model bundle's errors (`ModelAsset`).
+    package init(baseOptions: BaseOptions, runningMode: RunningMode, hasLiveStreamDelegate: Bool) throws {
         try runningMode.checkLiveStreamDelegate(isSet: hasLiveStreamDelegate)
+        threadCount = try baseOptions.threadCount()
         asset = try ModelAsset(baseOptions: baseOptions)
-        self.threadCount = max(1, threadCount ?? ProcessInfo.processInfo.activeProcessorCount)
     }
 }

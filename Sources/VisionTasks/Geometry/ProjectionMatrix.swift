@@ -4,13 +4,21 @@ import Foundation
 /// point of the output tensor, normalised to [0, 1], to the input image, normalised to
 /// [0, 1] (MediaPipe's `GetRotatedSubRectToRectTransformMatrix`). z is scaled like x.
 package struct ProjectionMatrix: Sendable, Hashable {
+    /// The 16 row-major values, inline (a matrix per crop allocates nothing).
+    private var m: SIMD16<Float>
+
     /// Row-major values.
-    package var values: [Float]
+    package var values: [Float] {
+        get { (0..<16).map { m[$0] } }
+        set {
+            for i in 0..<min(16, newValue.count) { m[i] = newValue[i] }
+        }
+    }
 
     /// A matrix from 16 row-major values; nil for any other count.
     package init?(values: [Float]) {
         guard values.count == 16 else { return nil }
-        self.values = values
+        m = SIMD16<Float>(values)
     }
 
     /// The matrix for a crop of `roi` (pixels) out of an image of the given size, optionally
@@ -25,7 +33,7 @@ package struct ProjectionMatrix: Sendable, Hashable {
         let f = roi.centerY
         let g = 1.0 / Float(imageWidth)
         let h = 1.0 / Float(imageHeight)
-        var m = [Float](repeating: 0, count: 16)
+        var m = SIMD16<Float>(repeating: 0)
         m[0] = a * c * flip * g
         m[1] = -b * d * g
         m[2] = 0
@@ -36,13 +44,13 @@ package struct ProjectionMatrix: Sendable, Hashable {
         m[7] = (-0.5 * b * c - 0.5 * a * d * flip + f) * h
         m[10] = a * g
         m[15] = 1
-        self.values = m
+        self.m = m
     }
 
     /// (x, y) → (x·m0 + y·m1 + m3, x·m4 + y·m5 + m7), as DetectionProjectionCalculator.
     @inline(__always)
     package func projectXY(_ x: Float, _ y: Float) -> (x: Float, y: Float) {
-        (x * values[0] + y * values[1] + values[3], x * values[4] + y * values[5] + values[7])
+        (x * m[0] + y * m[1] + m[3], x * m[4] + y * m[5] + m[7])
     }
 
     /// (x, y, z) → x and y with the z column included, as LandmarkProjectionCalculator's
@@ -50,8 +58,8 @@ package struct ProjectionMatrix: Sendable, Hashable {
     @inline(__always)
     package func projectXYZ(_ x: Float, _ y: Float, _ z: Float) -> (x: Float, y: Float) {
         (
-            x * values[0] + y * values[1] + z * values[2] + values[3],
-            x * values[4] + y * values[5] + z * values[6] + values[7]
+            x * m[0] + y * m[1] + z * m[2] + m[3],
+            x * m[4] + y * m[5] + z * m[6] + m[7]
         )
     }
 
@@ -66,7 +74,7 @@ package struct ProjectionMatrix: Sendable, Hashable {
 
     /// The inverse (image → tensor), in double precision, or nil when singular.
     package func inverted() -> ProjectionMatrix? {
-        let m = values.map(Double.init)
+        let m = (0..<16).map { Double(self.m[$0]) }
         var inv = [Double](repeating: 0, count: 16)
         // Cofactor expansion of a 4×4 matrix.
         inv[0] = m[5] * m[10] * m[15] - m[5] * m[11] * m[14] - m[9] * m[6] * m[15] + m[9] * m[7] * m[14] + m[13] * m[6] * m[11] - m[13] * m[7] * m[10]

@@ -50,7 +50,7 @@ public final class GestureRecognizer: @unchecked Sendable {
     }
 
     /// A recognizer with `options` (copied). Throws `TasksError.invalidArgument` for invalid
-    /// options (`numHands` < 1, a confidence outside 0...1, classifier options with both an
+    /// options (`numHands` < 1, a confidence outside 0...1, `baseOptions.numThreads` < 1, classifier options with both an
     /// allow and a deny list, `maxResults` 0, lists for a classifier without labels, a
     /// delegate in image or video mode or none in live-stream mode, a model that is not a
     /// gesture recognizer bundle), `.notFound` for a missing model file or bundle member,
@@ -65,7 +65,7 @@ public final class GestureRecognizer: @unchecked Sendable {
         let delegate = options.gestureRecognizerLiveStreamDelegate
         let setup = try VisionTaskSetup(
             baseOptions: options.baseOptions, runningMode: options.runningMode,
-            hasLiveStreamDelegate: delegate != nil, threadCount: options.threadCount)
+            hasLiveStreamDelegate: delegate != nil)
         let handGraph = try HandLandmarkerGraph(
             asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
         let gestureGraph = try HandGestureRecognizerGraph(

@@ -21,7 +21,6 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
     private var _baseOptions = BaseOptions()
     private var _runningMode = RunningMode.image
     private var _hands = HandLandmarkerGraph.Configuration()
-    private var _threadCount: Int?
     private var _canned: ClassifierOptions?
     private var _custom: ClassifierOptions?
     private weak var _delegate: (any GestureRecognizerLiveStreamDelegate)?
@@ -87,13 +86,6 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
         set { lock.withLock { _delegate = newValue } }
     }
 
-    /// Threads the models run on (nil, the default: one per active processor). Not part of
-    /// MediaPipe's API; for benchmarks within the package.
-    package var threadCount: Int? {
-        get { lock.withLock { _threadCount } }
-        set { lock.withLock { _threadCount = newValue } }
-    }
-
     /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
@@ -105,7 +97,6 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
             copy._baseOptions = _baseOptions.copy()
             copy._runningMode = _runningMode
             copy._hands = _hands
-            copy._threadCount = _threadCount
             copy._canned = _canned?.copy()
             copy._custom = _custom?.copy()
             copy._delegate = _delegate

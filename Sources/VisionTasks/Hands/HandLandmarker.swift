@@ -65,7 +65,7 @@ public final class HandLandmarker: @unchecked Sendable {
     }
 
     /// A landmarker with `options` (copied). Throws `TasksError.invalidArgument` for invalid
-    /// options (`numHands` < 1, a confidence outside 0...1, a delegate in image or video mode
+    /// options (`numHands` < 1, a confidence outside 0...1, `baseOptions.numThreads` < 1, a delegate in image or video mode
     /// or none in live-stream mode, a model that is not a hand landmarker bundle),
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: HandLandmarkerOptions) throws {
@@ -74,7 +74,7 @@ public final class HandLandmarker: @unchecked Sendable {
         let delegate = options.handLandmarkerLiveStreamDelegate
         let setup = try VisionTaskSetup(
             baseOptions: options.baseOptions, runningMode: options.runningMode,
-            hasLiveStreamDelegate: delegate != nil, threadCount: options.threadCount)
+            hasLiveStreamDelegate: delegate != nil)
         let graph = try HandLandmarkerGraph(
             asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
         runningMode = options.runningMode

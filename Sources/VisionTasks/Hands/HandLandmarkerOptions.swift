@@ -17,7 +17,6 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
     private var _baseOptions = BaseOptions()
     private var _runningMode = RunningMode.image
     private var _hands = HandLandmarkerGraph.Configuration()
-    private var _threadCount: Int?
     private weak var _delegate: (any HandLandmarkerLiveStreamDelegate)?
 
     /// The model: a `.task` bundle holding `hand_detector.tflite` and
@@ -68,13 +67,6 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
         set { lock.withLock { _delegate = newValue } }
     }
 
-    /// Threads the models run on (nil, the default: one per active processor). Not part of
-    /// MediaPipe's API; for benchmarks within the package.
-    package var threadCount: Int? {
-        get { lock.withLock { _threadCount } }
-        set { lock.withLock { _threadCount = newValue } }
-    }
-
     /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
     public init() {}
 
@@ -86,7 +78,6 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
             copy._baseOptions = _baseOptions.copy()
             copy._runningMode = _runningMode
             copy._hands = _hands
-            copy._threadCount = _threadCount
             copy._delegate = _delegate
         }
         return copy

@@ -54,7 +54,7 @@ public final class PoseLandmarker: @unchecked Sendable {
     }
 
     /// A landmarker with `options` (copied). Throws `TasksError.invalidArgument` for invalid
-    /// options (`numPoses` < 1, a confidence outside 0...1, a delegate in image or video mode
+    /// options (`numPoses` < 1, a confidence outside 0...1, `baseOptions.numThreads` < 1, a delegate in image or video mode
     /// or none in live-stream mode, a model that is not a pose landmarker bundle),
     /// `.notFound` for a missing model file or bundle member, `.unimplemented` for the GPU.
     public init(options: PoseLandmarkerOptions) throws {
@@ -63,7 +63,7 @@ public final class PoseLandmarker: @unchecked Sendable {
         let delegate = options.poseLandmarkerLiveStreamDelegate
         let setup = try VisionTaskSetup(
             baseOptions: options.baseOptions, runningMode: options.runningMode,
-            hasLiveStreamDelegate: delegate != nil, threadCount: nil)
+            hasLiveStreamDelegate: delegate != nil)
         let graph = try PoseLandmarkerGraph(
             asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
         runningMode = options.runningMode

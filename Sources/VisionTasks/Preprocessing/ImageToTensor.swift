@@ -51,23 +51,24 @@ package enum ImageToTensor {
             throw TasksError.invalidArgument(
                 "Invalid output range: min \(options.rangeMin) must be below max \(options.rangeMax).")
         }
-        guard
-            let inverse = PerspectiveTransform.cropMatrix(roi: roi, outputWidth: w, outputHeight: h)
-        else {
-            throw TasksError.invalidArgument(
-                "The region \(roi) cannot be mapped onto a \(w)×\(h) tensor (degenerate transform).")
-        }
-        let (scale, offset) = options.valueTransform
-        guard let base = image.bytes.baseAddress else {
-            throw TasksError.invalidArgument("Image buffer is empty.")
-        }
         let border =
             options.borderMode == .zero
             ? Int32(CK_BORDER_ZERO.rawValue) : Int32(CK_BORDER_REPLICATE.rawValue)
-        let status = inverse.withUnsafeBufferPointer { m in
-            ck_warp_perspective_u8_to_f32(
+        // The matrix lives on the stack: a frame's crops allocate nothing.
+        let status = try withUnsafeTemporaryAllocation(of: Double.self, capacity: 9) { matrix -> Int32 in
+            guard let inverse = matrix.baseAddress,
+                PerspectiveTransform.cropMatrix(roi: roi, outputWidth: w, outputHeight: h, into: inverse)
+            else {
+                throw TasksError.invalidArgument(
+                    "The region \(roi) cannot be mapped onto a \(w)×\(h) tensor (degenerate transform).")
+            }
+            let (scale, offset) = options.valueTransform
+            guard let base = image.bytes.baseAddress else {
+                throw TasksError.invalidArgument("Image buffer is empty.")
+            }
+            return ck_warp_perspective_u8_to_f32(
                 base.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
-                image.bytesPerRow, Int32(image.channels), m.baseAddress, border, scale, offset,
+                image.bytesPerRow, Int32(image.channels), inverse, border, scale, offset,
                 outBase, Int32(w), Int32(h))
         }
         guard status == Int32(CK_WARP_OK) else {

@@ -28,10 +28,11 @@ struct HandsTaskOptions: ParsableArguments {
             ])
     }
 
-    /// Sets the model, the running mode and these settings on a hand landmarker's or gesture
+    /// Sets the model, its thread count, the running mode and these settings on a hand landmarker's or gesture
     /// recognizer's options.
     func apply(to options: some CommonHandOptions, modelPath: String, mode: RunningMode) {
         options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = model.threads
         options.runningMode = mode
         options.numHands = numHands
         options.minHandDetectionConfidence = minHandDetectionConfidence

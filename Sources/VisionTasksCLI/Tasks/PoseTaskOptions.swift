@@ -31,10 +31,11 @@ struct PoseTaskOptions: ParsableArguments {
             ])
     }
 
-    /// Sets the model, the running mode and these settings on a pose landmarker's options;
+    /// Sets the model, its thread count, the running mode and these settings on a pose landmarker's options;
     /// masks are computed with `--segmentation-masks` or when `writesMasks` (`--masks`).
     func apply(to options: PoseLandmarkerOptions, modelPath: String, mode: RunningMode, writesMasks: Bool) {
         options.baseOptions.modelAssetPath = modelPath
+        options.baseOptions.numThreads = model.threads
         options.runningMode = mode
         options.numPoses = numPoses
         options.minPoseDetectionConfidence = minPoseDetectionConfidence

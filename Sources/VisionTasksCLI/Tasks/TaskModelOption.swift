@@ -2,12 +2,19 @@ import ArgumentParser
 import Foundation
 import VisionTasks
 
-/// `--model`, which every task command has, and how it finds the model.
+/// `--model` and `--threads`, which every task command has, and how the model is found.
 struct TaskModelOption: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The .task bundle: a path, or a file name in the model folder ($VISION_TASKS_MODELS or ~/.cache/vision-tasks/models). Default: the command's bundle there, installed on first use.",
         valueName: "model"))
     var model: String?
+
+    @Option(help: "Threads each model runs on (default: all cores).")
+    var threads: Int = BaseOptions.defaultNumThreads
+
+    func validate() throws {
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+    }
 
     /// The model's path: `--model` (as given, or by name in the model folder), else the
     /// default bundle, installed first if missing.

@@ -44,4 +44,22 @@ final class TasksErrorTests: XCTestCase {
         }
         XCTAssertEqual(BaseOptions(modelAssetPath: "a").modelAssetPath, "a")
     }
+
+    func testNumThreads() throws {
+        let options = BaseOptions()
+        XCTAssertEqual(options.numThreads, ProcessInfo.processInfo.activeProcessorCount)
+        XCTAssertEqual(try options.threadCount(), options.numThreads)
+        options.numThreads = 3
+        let copy = options.copy()
+        options.numThreads = 1
+        XCTAssertEqual(copy.numThreads, 3)
+        XCTAssertEqual(try options.threadCount(), 1)
+        for invalid in [0, -2] {
+            options.numThreads = invalid
+            XCTAssertThrowsError(try options.threadCount()) { error in
+                XCTAssertEqual((error as? TasksError)?.code, .invalidArgumentError)
+                XCTAssertTrue("\(error)".contains("numThreads"))
+            }
+        }
+    }
 }

@@ -105,6 +105,9 @@ final class GestureRecognizerTests: XCTestCase {
         let options = try self.options()
         options.numHands = 0
         assertInvalidArgument(try GestureRecognizer(options: options), containing: "numHands")
+        let threads = try self.options()
+        threads.baseOptions.numThreads = -1
+        assertInvalidArgument(try GestureRecognizer(options: threads), containing: "numThreads")
         for value: Float in [-0.1, 1.1, .nan] {
             let options = try self.options()
             options.minHandDetectionConfidence = value

@@ -69,6 +69,12 @@ final class HandLandmarkerTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("minHandPresenceConfidence"))
         }
         options.minHandPresenceConfidence = 0.5
+        options.baseOptions.numThreads = 0
+        XCTAssertThrowsError(try HandLandmarker(options: options)) { error in
+            XCTAssertTrue("\(error)".contains("numThreads"))
+        }
+        options.baseOptions.numThreads = 1
+        XCTAssertNoThrow(try HandLandmarker(options: options))
         options.runningMode = .liveStream
         XCTAssertThrowsError(try HandLandmarker(options: options)) { error in
             XCTAssertTrue("\(error)".contains("delegate"))

@@ -97,6 +97,9 @@ final class PoseLandmarkerTests: XCTestCase {
     }
 
     func testInvalidOptionsAreRefused() throws {
+        let threads = try options()
+        threads.baseOptions.numThreads = 0
+        assertInvalidArgument(try PoseLandmarker(options: threads), contains: "numThreads")
         for numPoses in [0, -1] {
             let options = try options()
             options.numPoses = numPoses
