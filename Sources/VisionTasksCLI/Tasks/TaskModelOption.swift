@@ -9,7 +9,7 @@ struct TaskModelOption: ParsableArguments {
         valueName: "model"))
     var model: String?
 
-    @Option(help: "Threads each model runs on (default: all cores).")
+    @Option(help: "Threads each model runs on; the default is one per active core.")
     var threads: Int = BaseOptions.defaultNumThreads
 
     func validate() throws {
