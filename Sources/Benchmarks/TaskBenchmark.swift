@@ -40,7 +40,7 @@ struct TaskBenchmark {
         var video: Bool
         var times: [Double]
         var found: Int
-        var allocations: [UInt64] = []
+        var allocations: [AllocationCounter.Snapshot] = []
 
         var median: Double? { Benchmarks.median(times) }
     }
@@ -144,12 +144,14 @@ struct TaskBenchmark {
             }
             if AllocationCounter.isAvailable {
                 for (threads, timings) in mine {
-                    let counts = timings.flatMap { $0.allocations }.map { Double($0) }
-                    let middle = median(counts).map { String(format: "%.0f", $0) } ?? "n/a"
-                    let most = counts.max().map { String(format: "%.0f", $0) } ?? "n/a"
+                    let calls = timings.flatMap { $0.allocations }
+                    let counts = calls.map { Double($0.count) }, kilobytes = calls.map { Double($0.bytes) / 1024 }
+                    let format = { (value: Double?) in value.map { String(format: "%.0f", $0) } ?? "n/a" }
                     result.notes.append(
                         "\(job.section), \(video ? "video mode" : "image mode"), \(threads) thread(s): heap allocations per call "
-                            + "in steady state: median \(middle), max \(most) (over \(counts.count) calls)")
+                            + "in steady state: median \(format(median(counts))), max \(format(counts.max())); "
+                            + "median \(format(median(kilobytes))) KiB, max \(format(kilobytes.max())) KiB; "
+                            + "calls of 64 KiB or more: \(calls.map(\.large).reduce(0, +)) (over \(counts.count) calls)")
                 }
             }
             result.details.append(details(job, video: video, ours: mine, theirs: theirs))
@@ -232,9 +234,9 @@ struct TaskBenchmark {
         for _ in 0..<Self.warmup { found = try task(image) }
         var timing = FileTiming(file: file.standardizedFileURL, video: false, times: [], found: found)
         for _ in 0..<options.taskRuns {
-            let before = AllocationCounter.count
+            let before = AllocationCounter.now
             timing.times.append(try milliseconds { found = try task(image) })
-            timing.allocations.append(AllocationCounter.count - before)
+            timing.allocations.append(AllocationCounter.now - before)
         }
         timing.found = found
         return timing
@@ -249,9 +251,9 @@ struct TaskBenchmark {
         while let frame = try reader.nextFrame() {
             let image = MPImage(pixelBuffer: frame.image)
             var found = 0
-            let before = AllocationCounter.count
+            let before = AllocationCounter.now
             timing.times.append(try milliseconds { found = try task(image, frame.timestampInMilliseconds) })
-            let allocations = AllocationCounter.count - before
+            let allocations = AllocationCounter.now - before
             if index >= Self.steadyStateFrame { timing.allocations.append(allocations) }
             timing.found += found
             index += 1
