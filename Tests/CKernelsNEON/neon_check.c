@@ -276,6 +276,18 @@ static void check_elementwise(void) {
         char what[64];
         snprintf(what, sizeof what, "logistic n %zu", n);
         compare(what, out[0], out[1], n);
+        // SiLU with per-channel scale and shift over n channels (one row) and over rows of 5.
+        for (int variant = 0; variant < 2; variant++) {
+            const size_t channels = variant == 0 ? n : (n % 5 == 0 ? 5 : n);
+            for (int pass = 0; pass < 2; pass++) {
+                use(pass == 0 ? g_simd : CK_ISA_PORTABLE);
+                free(out[pass]);
+                out[pass] = output_buffer(n);
+                ck_silu(a, b, slopes, out[pass], n, channels);
+            }
+            snprintf(what, sizeof what, "silu n %zu channels %zu", n, channels);
+            compare(what, out[0], out[1], n);
+        }
         free(out[0]), free(out[1]), free(a), free(b), free(slopes);
     }
 }
