@@ -1,6 +1,7 @@
 import Foundation
 import LiteInterpreter
 import TestSupport
+@testable import VisionTasks  // SHA256, the installer's checksum
 import XCTest
 
 /// Runs every case of `testdata/tensors/manifest.json` (inputs and reference outputs made with
@@ -36,7 +37,7 @@ final class ConformanceTests: XCTestCase {
             } else {
                 let url = try SharedTestData.installedModel(item.model)
                 let bytes = [UInt8](try Data(contentsOf: url))
-                let digest = SHA256.hex(bytes)
+                let digest = SHA256.hexDigest(of: bytes)
                 guard digest == item.sha256 else {
                     XCTFail("\(item.model): sha256 \(digest) differs from the manifest's \(item.sha256); the installed file is not the one the references were made with")
                     continue

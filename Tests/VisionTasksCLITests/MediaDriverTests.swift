@@ -103,6 +103,13 @@ final class MediaDriverTests: XCTestCase {
         XCTAssertEqual(result.processor.begun.count, 2)
     }
 
+    func testInputsWithTheSameNameGetDistinctOutputNames() {
+        let inputs = ["a/x.jpg", "b/x.jpg", "x.png", "y.mp4", "-", "x-2.jpg"].map {
+            MediaInput(path: $0, kind: $0.hasSuffix("mp4") ? .video : .image)
+        }
+        XCTAssertEqual(MediaDriver.outputNames(inputs), ["x", "x-2", "x-3", "y", "stdin", "x-2-2"])
+    }
+
     func testRawFramesFromAFileWithTimestampsFromFPS() throws {
         let spec = try RawFrameSpec(parsing: "4x2:nv12")
         XCTAssertEqual(spec.frameByteCount, 8 + 4)

@@ -31,11 +31,6 @@ package struct ModelAsset: Sendable {
         self.bundle = bundle
     }
 
-    /// Whether the bundle (or a bundle nested in it) has a member of that name.
-    package func hasMember(named name: String) -> Bool {
-        bundle.hasMember(named: name)
-    }
-
     /// A bundle nested in this one, e.g. `hand_landmarker.task` inside `gesture_recognizer.task`.
     package func nestedAsset(named name: String) throws -> ModelAsset {
         ModelAsset(bundle: try Self.open(name: bundle.name) { try bundle.bundle(named: name) })

@@ -26,17 +26,19 @@ struct MediaDriver {
             try FileManager.default.createDirectory(atPath: annotate, withIntermediateDirectories: true)
         }
 
-        for input in found.inputs {
+        let names = Self.outputNames(found.inputs)
+        for (input, name) in zip(found.inputs, names) {
+            let files = OutputFiles(name: name, annotateDirectory: annotateDirectory)
             do {
                 switch input.kind {
                 case .image:
                     progress.beginFile(input.path, frames: nil)
-                    try runImage(input, &processor, writer: writer, annotateDirectory: annotateDirectory)
+                    try runImage(input, &processor, writer: writer, files: files)
                 case .video:
-                    try runVideo(input, &processor, writer: writer, progress: progress, annotateDirectory: annotateDirectory)
+                    try runVideo(input, &processor, writer: writer, progress: progress, files: files)
                 case .raw:
                     guard let rawSpec else { continue }
-                    try runRaw(input, spec: rawSpec, &processor, writer: writer, progress: progress, annotateDirectory: annotateDirectory)
+                    try runRaw(input, spec: rawSpec, &processor, writer: writer, progress: progress, files: files)
                 }
             } catch {
                 progress.clear()
@@ -48,12 +50,38 @@ struct MediaDriver {
         return ok
     }
 
+    /// How the annotation and mask files of one input are named.
+    struct OutputFiles {
+        /// The input's name without extension, made unique among the inputs.
+        var name: String
+        /// Whether `--annotate` names a directory (several inputs) rather than a file.
+        var annotateDirectory: Bool
+    }
+
+    /// Each input's file name without extension (`stdin` for `-`); when two inputs would share
+    /// one (`a/x.jpg` and `b/x.jpg`, or `x.jpg` and `x.png`), later ones get `-2`, `-3`, ... so
+    /// that no annotation or mask overwrites another.
+    static func outputNames(_ inputs: [MediaInput]) -> [String] {
+        var used: Set<String> = []
+        return inputs.map { input in
+            let base = input.path == "-" ? "stdin" : ((input.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            var name = base
+            var suffix = 2
+            while used.contains(name) {
+                name = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            used.insert(name)
+            return name
+        }
+    }
+
     static func report(_ message: String) {
         FileHandle.standardError.write(Data("vision-tasks: \(message)\n".utf8))
     }
 
     private func runImage<P: FrameProcessor>(
-        _ input: MediaInput, _ processor: inout P, writer: RecordWriter, annotateDirectory: Bool
+        _ input: MediaInput, _ processor: inout P, writer: RecordWriter, files: OutputFiles
     ) throws {
         let image = try MPImage(contentsOfFile: input.path)
         try processor.begin(input: input, mode: .image)
@@ -61,14 +89,14 @@ struct MediaDriver {
         let record = FrameRecord(
             file: input.path, width: image.width, height: image.height, resultKey: processor.resultKey, result: output.record)
         try writer.write(record, summary: output.summary)
-        if let target = annotationTarget(for: input, video: false, directory: annotateDirectory) {
+        if let target = annotationTarget(files, video: false) {
             try ImageEncoder.write(AnnotationRenderer.render(output.overlay, on: try image.uprightRGB()), to: target)
         }
-        try writeMasks(output.masks, input: input, frame: nil)
+        try writeMasks(output.masks, files: files, frame: nil)
     }
 
     private func runVideo<P: FrameProcessor>(
-        _ input: MediaInput, _ processor: inout P, writer: RecordWriter, progress: ProgressReporter, annotateDirectory: Bool
+        _ input: MediaInput, _ processor: inout P, writer: RecordWriter, progress: ProgressReporter, files: OutputFiles
     ) throws {
         let reader = try VideoReader(path: input.path)
         progress.beginFile(input.path, frames: reader.info.declaredFrameCount)
@@ -83,7 +111,7 @@ struct MediaDriver {
                 file: input.path, frame: frame.index, timestampInMilliseconds: frame.timestampInMilliseconds,
                 resultKey: processor.resultKey, result: output.record)
             try writer.write(record, summary: output.summary)
-            if let target = annotationTarget(for: input, video: true, directory: annotateDirectory) {
+            if let target = annotationTarget(files, video: true) {
                 if videoWriter == nil {
                     videoWriter = try VideoWriter(
                         path: target, width: image.width, height: image.height,
@@ -92,7 +120,7 @@ struct MediaDriver {
                 try videoWriter?.append(
                     AnnotationRenderer.render(output.overlay, on: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
             }
-            try writeMasks(output.masks, input: input, frame: frame.index)
+            try writeMasks(output.masks, files: files, frame: frame.index)
             progress.frameDone()
         }
         try videoWriter?.finish()
@@ -100,7 +128,7 @@ struct MediaDriver {
 
     private func runRaw<P: FrameProcessor>(
         _ input: MediaInput, spec: RawFrameSpec, _ processor: inout P, writer: RecordWriter, progress: ProgressReporter,
-        annotateDirectory: Bool
+        files: OutputFiles
     ) throws {
         let reader = try RawFrameReader(path: input.path, spec: spec)
         progress.beginFile(input.path == "-" ? "<stdin>" : input.path, frames: nil)
@@ -116,13 +144,13 @@ struct MediaDriver {
                 file: reader.source, frame: index, timestampInMilliseconds: timestamp, resultKey: processor.resultKey,
                 result: output.record)
             try writer.write(record, summary: output.summary)
-            if let target = annotationTarget(for: input, video: true, directory: annotateDirectory) {
+            if let target = annotationTarget(files, video: true) {
                 if videoWriter == nil {
                     videoWriter = try VideoWriter(path: target, width: image.width, height: image.height, framesPerSecond: options.fps)
                 }
                 try videoWriter?.append(AnnotationRenderer.render(output.overlay, on: try image.uprightRGB()), timestampInMilliseconds: timestamp)
             }
-            try writeMasks(output.masks, input: input, frame: index)
+            try writeMasks(output.masks, files: files, frame: index)
             progress.frameDone()
             index += 1
         }
@@ -136,19 +164,17 @@ struct MediaDriver {
         return inputCount > 1 || path.hasSuffix("/")
     }
 
-    /// Where the annotated output of `input` goes, or nil without `--annotate`.
-    func annotationTarget(for input: MediaInput, video: Bool, directory: Bool) -> String? {
+    /// Where the annotated output of an input goes, or nil without `--annotate`.
+    func annotationTarget(_ files: OutputFiles, video: Bool) -> String? {
         guard let annotate = options.annotate else { return nil }
-        guard directory else { return annotate }
-        let base = input.path == "-" ? "stdin" : ((input.path as NSString).lastPathComponent as NSString).deletingPathExtension
-        return (annotate as NSString).appendingPathComponent(base + ".annotated." + (video ? "mp4" : "png"))
+        guard files.annotateDirectory else { return annotate }
+        return (annotate as NSString).appendingPathComponent(files.name + ".annotated." + (video ? "mp4" : "png"))
     }
 
-    private func writeMasks(_ masks: [PixelBuffer], input: MediaInput, frame: Int?) throws {
+    private func writeMasks(_ masks: [PixelBuffer], files: OutputFiles, frame: Int?) throws {
         guard let directory = options.masks, !masks.isEmpty else { return }
-        let base = input.path == "-" ? "stdin" : ((input.path as NSString).lastPathComponent as NSString).deletingPathExtension
         for (i, mask) in masks.enumerated() {
-            let name = base + (frame.map { String(format: "_frame%05d", $0) } ?? "") + "_mask\(i).png"
+            let name = files.name + (frame.map { String(format: "_frame%05d", $0) } ?? "") + "_mask\(i).png"
             try ImageEncoder.write(mask, to: (directory as NSString).appendingPathComponent(name), format: .png)
         }
     }
