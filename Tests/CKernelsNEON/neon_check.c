@@ -206,6 +206,9 @@ static void check_dwconv(ck_threadpool *pool) {
                                       {20, 19, 16, 3, 3, 1, 1, 1, 1}, {7, 7, 64, 5, 5, 1, 1, 2, 2},
                                       {9, 9, 21, 3, 3, 1, 1, 1, 1},   {9, 9, 3, 3, 2, 1, 2, 2, 1},
                                       {4, 4, 1, 1, 1, 1, 1, 0, 0},    {13, 11, 37, 5, 5, 2, 1, 2, 2},
+                                      // rows of 5, 3 and 8 + 6 output pixels
+                                      {11, 11, 8, 3, 3, 2, 1, 0, 0},  {6, 6, 16, 5, 5, 2, 1, 2, 2},
+                                      {14, 14, 8, 3, 3, 1, 1, 1, 1},
                                       // shared among threads (rows, then channel groups)
                                       {16, 15, 40, 5, 5, 1, 1, 2, 2}, {3, 40, 96, 3, 3, 1, 1, 1, 1}};
     for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
