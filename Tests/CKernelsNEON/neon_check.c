@@ -206,6 +206,9 @@ static void check_dwconv(ck_threadpool *pool) {
                                       {20, 19, 16, 3, 3, 1, 1, 1, 1}, {7, 7, 64, 5, 5, 1, 1, 2, 2},
                                       {9, 9, 21, 3, 3, 1, 1, 1, 1},   {9, 9, 3, 3, 2, 1, 2, 2, 1},
                                       {4, 4, 1, 1, 1, 1, 1, 0, 0},    {13, 11, 37, 5, 5, 2, 1, 2, 2},
+                                      // rows of 5, 3 and 8 + 6 output pixels
+                                      {11, 11, 8, 3, 3, 2, 1, 0, 0},  {6, 6, 16, 5, 5, 2, 1, 2, 2},
+                                      {14, 14, 8, 3, 3, 1, 1, 1, 1},
                                       // shared among threads (rows, then channel groups)
                                       {16, 15, 40, 5, 5, 1, 1, 2, 2}, {3, 40, 96, 3, 3, 1, 1, 1, 1}};
     for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
@@ -276,6 +279,18 @@ static void check_elementwise(void) {
         char what[64];
         snprintf(what, sizeof what, "logistic n %zu", n);
         compare(what, out[0], out[1], n);
+        // SiLU with per-channel scale and shift over n channels (one row) and over rows of 5.
+        for (int variant = 0; variant < 2; variant++) {
+            const size_t channels = variant == 0 ? n : (n % 5 == 0 ? 5 : n);
+            for (int pass = 0; pass < 2; pass++) {
+                use(pass == 0 ? g_simd : CK_ISA_PORTABLE);
+                free(out[pass]);
+                out[pass] = output_buffer(n);
+                ck_silu(a, b, slopes, out[pass], n, channels);
+            }
+            snprintf(what, sizeof what, "silu n %zu channels %zu", n, channels);
+            compare(what, out[0], out[1], n);
+        }
         free(out[0]), free(out[1]), free(a), free(b), free(slopes);
     }
 }

@@ -63,6 +63,11 @@ final class DepthwiseTests: XCTestCase {
             Case(h: 12, w: 13, c: 5, kh: 5, kw: 5, stride: 2, dilation: 1, padTop: 1, padLeft: 2, oh: 6, ow: 7),
             Case(h: 9, w: 9, c: 3, kh: 3, kw: 2, stride: 1, dilation: 2, padTop: 2, padLeft: 1, oh: 9, ow: 9),
             Case(h: 4, w: 4, c: 1, kh: 1, kw: 1, stride: 1, dilation: 1, padTop: 0, padLeft: 0, oh: 4, ow: 4),
+            // Rows of 7, 5, 3 and 8 + 6 output pixels, each tail in one span.
+            Case(h: 7, w: 7, c: 16, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 7, ow: 7),
+            Case(h: 11, w: 11, c: 8, kh: 3, kw: 3, stride: 2, dilation: 1, padTop: 0, padLeft: 0, oh: 5, ow: 5),
+            Case(h: 6, w: 6, c: 16, kh: 5, kw: 5, stride: 2, dilation: 1, padTop: 2, padLeft: 2, oh: 3, ow: 3),
+            Case(h: 14, w: 14, c: 8, kh: 3, kw: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1, oh: 14, ow: 14),
             // Large enough to be shared among threads (smaller layers run on the calling thread),
             // and with few rows, so that threads split the channels.
             Case(h: 16, w: 15, c: 40, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 16, ow: 15),

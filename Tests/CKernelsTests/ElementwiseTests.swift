@@ -76,6 +76,41 @@ final class ElementwiseTests: XCTestCase {
         }
     }
 
+    func testSiLUEqualsItsOperatorsOneByOne() throws {
+        // ck_silu must round exactly as MUL, ADD, LOGISTIC and MUL run separately, at every level.
+        var g = SeededGenerator(seed: 24)
+        for channels in [1, 8, 13, 128] {
+            let rows = 3, n = rows * channels
+            var x = randomFloats(n, &g, in: -20...20)
+            x[0] = 0
+            let scale = randomFloats(channels, &g, in: -2...2), shift = randomFloats(channels, &g)
+            for (useScale, useShift) in [(true, true), (false, true), (true, false), (false, false)] {
+                let (portable, simd) = try portableAndDetected { () -> ([Float], [Float]) in
+                    var y = x
+                    if useScale { y = binary(CK_BINARY_MUL, dims: [rows, channels], aStrides: [channels, 1], bStrides: [0, 1], a: y, b: scale) }
+                    if useShift { y = binary(CK_BINARY_ADD, dims: [rows, channels], aStrides: [channels, 1], bStrides: [0, 1], a: y, b: shift) }
+                    var s = [Float](repeating: 0, count: n)
+                    ck_unary(CK_UNARY_LOGISTIC, y, &s, n, 0, 0)
+                    let chain = binary(CK_BINARY_MUL, dims: [n], aStrides: [1], bStrides: [1], a: y, b: s)
+                    var fused = [Float](repeating: -1, count: n + 1)
+                    scale.withUnsafeBufferPointer { sp in
+                        shift.withUnsafeBufferPointer { hp in
+                            ck_silu(x, useScale ? sp.baseAddress : nil, useShift ? hp.baseAddress : nil, &fused, n, channels)
+                        }
+                    }
+                    XCTAssertEqual(fused[n], -1, "wrote past the end")
+                    return (chain, Array(fused[0..<n]))
+                }
+                XCTAssertEqual(portable.1, portable.0, "portable, channels \(channels)")
+                XCTAssertEqual(simd.1, simd.0, "simd, channels \(channels)")
+            }
+        }
+        // A count that is not a multiple of the channels writes nothing.
+        var out: [Float] = [7, 7, 7]
+        ck_silu([1, 2, 3], nil, nil, &out, 3, 2)
+        XCTAssertEqual(out, [7, 7, 7])
+    }
+
     func testUnaryAndSoftmax() {
         let x: [Float] = [-3, -0.5, 0, 0.5, 3, 20]
         var y = [Float](repeating: 0, count: x.count)

@@ -284,6 +284,50 @@ final class OperatorTests: XCTestCase {
         assertClose(outs[1], conv, 1e-5, "conv output")
     }
 
+    func testBatchNormalisationAndSiLUFusedIntoOnePass() throws {
+        // MUL by constants, ADD constants, LOGISTIC, MUL of the sum by its logistic (as in the
+        // gesture embedder), on [2, 13] with per-channel constants of 13 (a SIMD tail).
+        var r = TestRandom(state: 31)
+        let (rows, c) = (2, 13)
+        let input = r.floats(rows * c).map { $0 * 6 }, scale = r.floats(c).map { $0 * 2 }, shift = r.floats(c)
+        let expected = input.enumerated().map { i, v -> Float in
+            var y = v * scale[i % c]
+            y = y + shift[i % c]
+            return y * (1 / (1 + Foundation.exp(-y)))
+        }
+        func model(mulActivation: Int8 = 0, sumIsOutput: Bool = false) -> [UInt8] {
+            var m = TestModel()
+            let x = m.addTensor([rows, c]), a = m.addConstant([c], scale), b = m.addConstant([c], shift)
+            let scaled = m.addTensor([rows, c]), sum = m.addTensor([rows, c]), s = m.addTensor([rows, c]), z = m.addTensor([rows, c])
+            m.addOperator(code: Op.mul, inputs: [x, a], outputs: [scaled], optionsType: Options.mul, options: [(0, .int8(mulActivation))])
+            m.addOperator(code: Op.add, inputs: [b, scaled], outputs: [sum], optionsType: Options.add, options: [(0, .int8(0))])
+            m.addOperator(code: Op.logistic, inputs: [sum], outputs: [s])
+            m.addOperator(code: Op.mul, inputs: [s, sum], outputs: [z], optionsType: Options.mul, options: [(0, .int8(0))])
+            m.inputs = [x]
+            m.outputs = sumIsOutput ? [z, sum] : [z]
+            return m.serialize()
+        }
+        let fused = model()
+        XCTAssertEqual(try Model(bytes: fused).program.operations.map(\.summary), ["MUL+ADD+LOGISTIC+MUL"])
+        for threads in [1, 2] { assertClose(try runModel(fused, [input], threads: threads)[0], expected, 1e-6, "fused") }
+
+        // A clamped MUL stays separate; the ADD is still taken over.
+        let clamped = model(mulActivation: 1) // RELU
+        XCTAssertEqual(try Model(bytes: clamped).program.operations.map(\.summary), ["MUL", "ADD+LOGISTIC+MUL"])
+        let relu = input.enumerated().map { i, v -> Float in
+            let y = max(v * scale[i % c], 0) + shift[i % c]
+            return y * (1 / (1 + Foundation.exp(-y)))
+        }
+        assertClose(try runModel(clamped, [input])[0], relu, 1e-6, "clamped")
+
+        // The sum is read elsewhere: only LOGISTIC and the last MUL become one.
+        let shared = model(sumIsOutput: true)
+        XCTAssertEqual(try Model(bytes: shared).program.operations.map(\.summary), ["MUL", "ADD", "LOGISTIC+MUL"])
+        let outs = try runModel(shared, [input])
+        assertClose(outs[0], expected, 1e-6, "shared")
+        assertClose(outs[1], input.enumerated().map { i, v in v * scale[i % c] + shift[i % c] }, 1e-6, "sum")
+    }
+
     func testResidualAddNeedsItsOtherOperandFirst() throws {
         // ADD(conv1(x), conv2(x)): conv2 runs after conv1, so only conv2 can take the ADD.
         var r = TestRandom(state: 14)

@@ -226,6 +226,13 @@ typedef enum ck_unary_op {
 
 void ck_unary(ck_unary_op op, const float *input, float *output, size_t count, float lo, float hi);
 
+/// SiLU with an optional per-channel affine step first: y = x * scale[c] + shift[c] (over the
+/// last dimension of size `channels`; scale and shift may each be NULL), output = y * logistic(y).
+/// Each step rounds as MUL, ADD, LOGISTIC and MUL run one after another would. `count` must be
+/// a multiple of `channels` (otherwise nothing is written).
+void ck_silu(const float *input, const float *scale, const float *shift, float *output, size_t count,
+             size_t channels);
+
 /// Softmax over the last dimension of size `inner`, `outer` rows: exp(beta * (x - max)) / sum.
 void ck_softmax(const float *input, float *output, size_t outer, size_t inner, float beta);
 

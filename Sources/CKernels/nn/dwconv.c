@@ -206,7 +206,9 @@ CK_SIMD8_INLINE void dw_row_fast(const int K, const int S, const ck_dwconv_param
     size_t ox = 0;
     while (ox < out_w) {
         const size_t left = out_w - ox;
-        const int W = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+        // The rest of the row in one span when it has 8 pixels or fewer (a 7-pixel row as one
+        // span instead of 4 + 2 + 1, each of which loads the weights again).
+        const int W = left >= 8 ? 8 : (int)left;
         const int inside = ox >= x_lo && ox + (size_t)W <= x_hi;
         const ptrdiff_t ix0 = (ptrdiff_t)(ox * S) - (ptrdiff_t)p->pad_left;
         float *out = out_row + ox * C;
@@ -215,7 +217,11 @@ CK_SIMD8_INLINE void dw_row_fast(const int K, const int S, const ck_dwconv_param
     else dw_span(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
         switch (W) {
         case 8: CK_DW_SPAN(8) break;
+        case 7: CK_DW_SPAN(7) break;
+        case 6: CK_DW_SPAN(6) break;
+        case 5: CK_DW_SPAN(5) break;
         case 4: CK_DW_SPAN(4) break;
+        case 3: CK_DW_SPAN(3) break;
         case 2: CK_DW_SPAN(2) break;
         default: CK_DW_SPAN(1) break;
         }

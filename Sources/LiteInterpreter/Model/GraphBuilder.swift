@@ -220,6 +220,7 @@ final class GraphBuilder {
         prepared = fusePadding(prepared)
         prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
+        prepared = fuseSiLU(prepared)
         let plan = try planMemory(prepared)
         return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
                        inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
@@ -311,6 +312,61 @@ final class GraphBuilder {
             result.append(op)
         }
         return result
+    }
+
+    /// Replaces each LOGISTIC whose output only the MUL of it by its input reads with one SiLU
+    /// operator, which also takes over a MUL and then an ADD by per-channel constants that write
+    /// that input (when nothing else reads their results).
+    private func fuseSiLU(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
+        var result: [(any PreparedOperation)?] = []
+        var producer: [Int: Int] = [:] // tensor -> index in result
+        /// The element-wise operator `op` of a tensor of `shape` and a constant of its last
+        /// dimension, with no activation: the other operand and the constant.
+        func constantStep(_ index: Int?, _ op: ck_binary_op) -> (input: Int, constant: Int)? {
+            guard let index, let binary = result[index] as? ElementwiseBinaryOperation, binary.operation == op,
+                  binary.activation.isIdentity, let channels = binary.outputShape.last, channels > 0 else { return nil }
+            for (x, c) in [(binary.a, binary.b), (binary.b, binary.a)] where x != c {
+                let xShape = x == binary.a ? binary.aShape : binary.bShape
+                guard xShape == binary.outputShape, !isConstant(x), let constant = runtimeConstants[c],
+                      constant.floatCount == channels else { continue }
+                return (x, c)
+            }
+            return nil
+        }
+        for op in operations {
+            if let mul = op as? ElementwiseBinaryOperation, mul.operation == CK_BINARY_MUL, mul.activation.isIdentity,
+               mul.aShape == mul.outputShape, mul.bShape == mul.outputShape, mul.a != mul.b,
+               let channels = mul.outputShape.last, channels > 0 {
+                var fused = false
+                for (y, s) in [(mul.a, mul.b), (mul.b, mul.a)] {
+                    guard readers[s] == 1, let p = producer[s], let logistic = result[p] as? UnaryOperation,
+                          logistic.operation == CK_UNARY_LOGISTIC, logistic.input == y else { continue }
+                    var input = y, scale: Int?, shift: Int?
+                    var absorbed: [Int] = []
+                    if readers[y] == 2, let add = constantStep(producer[y], CK_BINARY_ADD), let q = producer[y] {
+                        input = add.input
+                        shift = add.constant
+                        absorbed.append(q)
+                        if readers[add.input] == 1, let r = producer[add.input], let multiply = constantStep(r, CK_BINARY_MUL) {
+                            input = multiply.input
+                            scale = multiply.constant
+                            absorbed.append(r)
+                        }
+                    }
+                    for index in absorbed { result[index] = nil }
+                    result[p] = SiLUOperation(operatorIndex: logistic.operatorIndex, input: input, scale: scale, shift: shift,
+                                              output: mul.output, count: logistic.count, channels: channels)
+                    producer[mul.output] = p
+                    fused = true
+                    break
+                }
+                if fused { continue }
+            }
+            for t in op.outputs { producer[t] = result.count }
+            result.append(op)
+        }
+        return result.compactMap { $0 }
     }
 
     private func planMemory(_ operations: [any PreparedOperation]) throws -> MemoryPlan {

@@ -88,6 +88,11 @@ struct OutputActivation: Sendable {
         }
     }
 
+    /// Whether the result is stored as computed (no clamp, tanh, residual or PRELU).
+    var isIdentity: Bool {
+        lower == -.infinity && upper == .infinity && !tanh && residual == nil && preluSlopes == nil
+    }
+
     /// Whether a PRELU can be fused after this activation (tanh runs as a separate pass).
     var acceptsPReLU: Bool { !tanh && preluSlopes == nil }
 
