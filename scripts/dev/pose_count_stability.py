@@ -28,6 +28,8 @@ Findings: docs/pose.md ("Hand videos") and docs/pipelines.md §7.
     VT_POSE_DEBUG=1 .build/release/vision-tasks pose --num-poses 2 --segmentation-masks --no-progress \
         --output-format jsonl ../shared/testdata/media/video_hand_samples_test.mp4 -o /tmp/t.jsonl 2> /tmp/t.txt
     $PY scripts/dev/pose_count_stability.py trace video_hand_samples_test /tmp/t.txt /tmp/t.jsonl
+    # MediaPipe against itself on the acceptance bars' per-pair figures (after `all`):
+    $PY scripts/dev/pose_count_stability.py bars --out /tmp/posecounts
 
 Perturbations (--perturb), each the smallest change of its kind:
   none      the unperturbed run (reproduces the reference file exactly)
@@ -46,6 +48,7 @@ IMAGE-mode landmarks (mean distance of matched poses), beside VisionTasks' own I
 distance to MediaPipe (its numeric difference): "(<= ours)" marks perturbations smaller than it.
 """
 import argparse
+import glob
 import json
 import math
 import os
@@ -399,6 +402,63 @@ def cmd_trace(args):
               f"skipped: {since}")
 
 
+def load_with_world(path):
+    """frame index -> (poses' landmarks, poses' world landmarks), the records' dicts as read."""
+    result = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rec = json.loads(line)
+                result[rec["frame"]] = (rec["pose"]["landmarks"], rec["pose"].get("worldLandmarks", []))
+    return result
+
+
+def cmd_bars(args):
+    """MediaPipe against itself on the per-pair figures of the pose issue's acceptance bars: every
+    cached video-mode perturbation run in --out (made by `all`) against the unperturbed run, over
+    the hand videos together. Poses are paired as PoseAccuracyTests pairs them."""
+    def flat(pose):
+        return [(p["x"], p["y"], p.get("visibility", 0), p.get("presence", 0)) for p in pose]
+
+    runs = {}
+    for path in glob.glob(os.path.join(args.out, "mp_*_video_*.jsonl")):
+        for name in args.videos or HAND_VIDEOS:
+            prefix = f"mp_{name}_video_"
+            if os.path.basename(path).startswith(prefix):
+                runs.setdefault(os.path.basename(path)[len(prefix):-len(".jsonl")], []).append(name)
+    print(f"{'perturbation':<14}{'same count':>20}{'pairs':>7}{'mean dist':>11}{'max |vis|':>11}"
+          f"{'max |pres|':>11}{'max world (m)':>15}")
+    for perturb in sorted(p for p in runs if p not in ("none", "ts1")):
+        same = frames = pairs = 0
+        total = worst_vis = worst_pres = worst_world = 0.0
+        for name in runs[perturb]:
+            base = load_with_world(os.path.join(args.out, f"mp_{name}_video_none.jsonl"))
+            other = load_with_world(os.path.join(args.out, f"mp_{name}_video_{perturb}.jsonl"))
+            for frame, (poses, worlds) in base.items():
+                theirs, their_worlds = other.get(frame, ([], []))
+                frames += 1
+                same += len(theirs) == len(poses)
+                left = list(range(len(theirs)))
+                for i, pose in enumerate(poses):
+                    if not left:
+                        break
+                    j = min(left, key=lambda k: pose_distance(flat(pose), flat(theirs[k])))
+                    left.remove(j)
+                    a, b = flat(pose), flat(theirs[j])
+                    visible = [(p, q) for p, q in zip(a, b) if p[2] > 0.5] or list(zip(a, b))
+                    total += sum(math.hypot(p[0] - q[0], p[1] - q[1]) for p, q in visible) / len(visible)
+                    pairs += 1
+                    worst_vis = max([worst_vis] + [abs(p[2] - q[2]) for p, q in zip(a, b)])
+                    worst_pres = max([worst_pres] + [abs(p[3] - q[3]) for p, q in zip(a, b)])
+                    if i < len(worlds) and j < len(their_worlds):
+                        worst_world = max([worst_world] + [abs(p[k] - q[k]) for p, q in zip(worlds[i], their_worlds[j])
+                                                           for k in "xyz"])
+        share = f"{same}/{frames} ({100.0 * same / max(1, frames):.1f} %)"
+        print(f"{perturb:<14}{share:>20}{pairs:>7}{total / max(1, pairs):>11.2e}{worst_vis:>11.2f}"
+              f"{worst_pres:>11.2f}{worst_world:>15.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -423,7 +483,13 @@ def main():
     t.add_argument("video")
     t.add_argument("trace", help="stderr of the traced build (scripts/dev/pose_trace.patch, VT_POSE_DEBUG=1)")
     t.add_argument("ours_jsonl", help="the traced run's output (vision-tasks pose --num-poses 2 ... -o)")
+    b = sub.add_parser("bars", help="MediaPipe against itself on the issue's per-pair bars (cached runs of `all`)")
+    b.add_argument("--out", required=True)
+    b.add_argument("videos", nargs="*")
     args = ap.parse_args()
+    if args.cmd == "bars":
+        cmd_bars(args)
+        return
     if args.cmd == "trace":
         cmd_trace(args)
         return
