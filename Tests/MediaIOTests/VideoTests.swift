@@ -133,4 +133,35 @@ final class VideoTests: XCTestCase {
         XCTAssertEqual(frames.map(\.timestampInMilliseconds), (0..<12).map { $0 * 40 })
         XCTAssertThrowsError(try writer.append(base))
     }
+
+    /// Every container the writer offers (and the reader is asked to read: MOV, MKV, AVI, WebM)
+    /// round-trips: frame count, timestamps, size and the pixels within lossy-coding error.
+    func testOtherContainersReadBack() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-containers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let base = TestImages.pattern(width: 64, height: 48)
+        for container in ["mov", "mkv", "avi", "webm"] {
+            let path = dir.appendingPathComponent("out.\(container)").path
+            let writer = try VideoWriter(path: path, width: 64, height: 48, framesPerSecond: 25)
+            for i in 0..<10 { try writer.append(base, timestampInMilliseconds: i * 40) }
+            try writer.finish()
+            let reader = try VideoReader(path: path)
+            let frames = Array(reader)
+            XCTAssertNil(reader.failure, "\(container) (\(writer.codecName))")
+            XCTAssertEqual(frames.count, 10, container)
+            XCTAssertEqual(frames.map(\.timestampInMilliseconds), (0..<10).map { $0 * 40 }, container)
+            guard let last = frames.last else { continue }
+            XCTAssertEqual(last.image.width, 64, container)
+            XCTAssertEqual(last.image.height, 48, container)
+            var total = 0.0
+            for y in 0..<48 {
+                for x in 0..<(64 * 3) {
+                    total += abs(Double(base.bytes[y * base.bytesPerRow + x]) - Double(last.image.bytes[y * last.image.bytesPerRow + x]))
+                }
+            }
+            let meanError = total / Double(64 * 48 * 3)
+            XCTAssertLessThan(meanError, 12, "\(container) (\(writer.codecName)): mean absolute error \(meanError) levels")
+        }
+    }
 }

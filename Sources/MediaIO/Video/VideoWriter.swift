@@ -1,8 +1,9 @@
 import CFFmpeg
 import Foundation
 
-/// Writes RGB frames to a video file (MP4 unless the file name asks for another container) with
-/// FFmpeg: H.264 through libx264 when the system's FFmpeg has it, MPEG-4 part 2 otherwise.
+/// Writes RGB frames to a video file (MP4 unless the file name asks for MOV, MKV, AVI or WebM)
+/// with FFmpeg: H.264 through libx264 when the system's FFmpeg has it, MPEG-4 part 2 otherwise;
+/// VP8 (libvpx) for WebM, which allows only VP8, VP9 and AV1.
 ///
 /// Frames must all have the size given at creation; odd widths and heights are padded by one
 /// pixel (repeating the last column or row), as 4:2:0 video needs even dimensions.
@@ -10,7 +11,7 @@ import Foundation
 public final class VideoWriter {
     /// The file being written.
     public let path: String
-    /// The encoder in use (`libx264` or `mpeg4`).
+    /// The encoder in use (`libx264`, `mpeg4` or, for WebM, `libvpx`).
     public let codecName: String
     /// Frame width accepted by `append`.
     public let width: Int
@@ -49,11 +50,13 @@ public final class VideoWriter {
         guard status >= 0, let ctx = context else {
             throw MediaError(source: path, reason: .encoding("cannot create the container: \(VideoReader.message(status))"))
         }
-        var encoder = avcodec_find_encoder_by_name("libx264")
-        if encoder == nil { encoder = avcodec_find_encoder(AV_CODEC_ID_MPEG4) }
+        let webM = ext == "webm"
+        var encoder = avcodec_find_encoder_by_name(webM ? "libvpx" : "libx264")
+        if encoder == nil, !webM { encoder = avcodec_find_encoder(AV_CODEC_ID_MPEG4) }
         guard let encoder, let newStream = avformat_new_stream(ctx, nil), let codecContext = avcodec_alloc_context3(encoder) else {
             avformat_free_context(ctx)
-            throw MediaError(source: path, reason: .encoding("no H.264 or MPEG-4 encoder in this FFmpeg"))
+            throw MediaError(
+                source: path, reason: .encoding(webM ? "no VP8 encoder (libvpx) in this FFmpeg" : "no H.264 or MPEG-4 encoder in this FFmpeg"))
         }
         output = ctx
         codec = codecContext
@@ -65,12 +68,21 @@ public final class VideoWriter {
         codecContext.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         codecContext.pointee.time_base = AVRational(num: 1, den: 1000)
         codecContext.pointee.framerate = av_d2q(fps, 100_000)
+        if ext == "avi" {
+            // AVI stores no presentation times: reordered (B) frames would come back with shifted
+            // timestamps, so the encoder keeps frames in order.
+            codecContext.pointee.max_b_frames = 0
+        }
         if codecName == "libx264" {
             av_opt_set(codecContext.pointee.priv_data, "preset", "veryfast", 0)
             av_opt_set(codecContext.pointee.priv_data, "crf", "20", 0)
         } else {
             codecContext.pointee.gop_size = 12
             codecContext.pointee.bit_rate = Int64(max(1_000_000, Double(encodedWidth * encodedHeight) * fps / 8))
+            if codecName == "libvpx" {
+                av_opt_set(codecContext.pointee.priv_data, "deadline", "realtime", 0)
+                av_opt_set(codecContext.pointee.priv_data, "cpu-used", "8", 0)
+            }
         }
         if ctx.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             codecContext.pointee.flags |= Int32(1 << 22) // AV_CODEC_FLAG_GLOBAL_HEADER
