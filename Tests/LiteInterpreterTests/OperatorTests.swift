@@ -396,6 +396,40 @@ final class OperatorTests: XCTestCase {
         assertClose(try runModel(m.serialize(), [input])[0], expected, 1e-5)
     }
 
+    func testZeroPadReadByTwoConvolutionsIsFoldedIntoBoth() throws {
+        var r = TestRandom(state: 13)
+        let (h, w, c) = (6, 5, 8)
+        let input = r.floats(h * w * c)
+        let weights = [r.floats(9 * c), r.floats(9 * c)], bias = [r.floats(c), r.floats(c)]
+        // Pad rows (1, 1) and columns (1, 1), then two VALID stride-2 depthwise 3x3 convolutions.
+        let (ph, pw) = (h + 2, w + 2)
+        var padded = [Float](repeating: 0, count: ph * pw * c)
+        for y in 0..<h { for x in 0..<w { for ch in 0..<c { padded[((y + 1) * pw + x + 1) * c + ch] = input[(y * w + x) * c + ch] } } }
+        let t = ConvCase(h: ph, w: pw, c: c, oc: c, kh: 3, kw: 3, stride: 2, dilation: 1, same: false, activation: 0)
+        let expected = (0..<2).map { Self.referenceConv(t, padded, weights[$0], bias[$0], depthwise: true) }
+        let (oh, ow) = (expected[0].1, expected[0].2)
+        for padIsOutput in [false, true] {
+            var m = TestModel()
+            let x = m.addTensor([1, h, w, c]), pads = m.addInts([4, 2], [0, 0, 1, 1, 1, 1, 0, 0]), mid = m.addTensor([1, ph, pw, c])
+            m.addOperator(code: Op.pad, inputs: [x, pads], outputs: [mid])
+            var outputs: [Int32] = []
+            for q in 0..<2 {
+                let f = m.addConstant([1, 3, 3, c], weights[q]), b = m.addConstant([c], bias[q]), y = m.addTensor([1, oh, ow, c])
+                m.addOperator(code: Op.depthwiseConv2D, inputs: [mid, f, b], outputs: [y], optionsType: Options.depthwiseConv2D,
+                              options: [(0, .int8(1)), (1, .int32(2)), (2, .int32(2)), (3, .int32(1))])
+                outputs.append(y)
+            }
+            m.inputs = [x]
+            m.outputs = outputs + (padIsOutput ? [mid] : [])
+            // A PAD whose result is also a graph output stays.
+            XCTAssertEqual(try Model(bytes: m.serialize()).program.operations.count, padIsOutput ? 3 : 2)
+            let results = try runModel(m.serialize(), [input])
+            assertClose(results[0], expected[0].0, 1e-5, "first, pad output \(padIsOutput)")
+            assertClose(results[1], expected[1].0, 1e-5, "second, pad output \(padIsOutput)")
+            if padIsOutput { assertClose(results[2], padded, 0) }
+        }
+    }
+
     func testFullyConnectedKeepsDimsAndRunsWithoutBias() throws {
         var r = TestRandom(state: 10)
         let (rows, k, n) = (6, 20, 9)

@@ -242,8 +242,9 @@ final class GraphBuilder {
         return readers
     }
 
-    /// Removes each zero PAD of height and width whose only reader is a convolution, which then
-    /// pads by itself.
+    /// Removes each zero PAD of height and width whose readers are all convolutions (each
+    /// reading it once, as the input they pad), which then pad by themselves: pose detection's
+    /// heads pad one tensor for two depthwise convolutions.
     private func fusePadding(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
         let readers = readers(operations)
         var replacements: [Int: any PreparedOperation] = [:] // reader index -> fused reader
@@ -251,12 +252,22 @@ final class GraphBuilder {
         for (i, op) in operations.enumerated() {
             guard let pad = op as? PadOperation, pad.inputDims.count == 4, pad.before[0] == 0, pad.before[3] == 0,
                   pad.inputDims[0] == pad.outputDims[0], pad.inputDims[3] == pad.outputDims[3],
-                  readers[pad.output] == 1, !isConstant(pad.input) else { continue }
-            guard let j = operations.indices.first(where: { $0 > i && operations[$0].inputs.contains(pad.output) }),
-                  let convolution = (replacements[j] ?? operations[j]) as? any PaddingFusable,
-                  convolution.paddedInput == pad.output else { continue }
-            replacements[j] = convolution.fusing(padding: pad.input, height: pad.inputDims[1], width: pad.inputDims[2],
-                                                 top: pad.before[1], left: pad.before[2])
+                  let count = readers[pad.output], count >= 1, !isConstant(pad.input) else { continue }
+            let readerIndices = operations.indices.filter { $0 > i && operations[$0].inputs.contains(pad.output) }
+            // Every reading (graph outputs and earlier operators included) must be one of these.
+            guard readerIndices.count == count,
+                  readerIndices.allSatisfy({ j in operations[j].inputs.filter { $0 == pad.output }.count == 1 }) else {
+                continue
+            }
+            var fused: [Int: any PreparedOperation] = [:]
+            for j in readerIndices {
+                guard let convolution = (replacements[j] ?? operations[j]) as? any PaddingFusable,
+                      convolution.paddedInput == pad.output else { break }
+                fused[j] = convolution.fusing(padding: pad.input, height: pad.inputDims[1], width: pad.inputDims[2],
+                                              top: pad.before[1], left: pad.before[2])
+            }
+            guard fused.count == readerIndices.count else { continue }
+            replacements.merge(fused) { _, new in new }
             removed.insert(i)
         }
         return operations.indices.compactMap { removed.contains($0) ? nil : (replacements[$0] ?? operations[$0]) }
