@@ -28,6 +28,8 @@ import numpy as np
 from ai_edge_litert.interpreter import Interpreter
 from PIL import Image
 
+from perspective_reference import lapack_perspective_inverse
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED = os.environ.get("VISION_TASKS_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
 REF = os.path.join(SHARED, "testdata", "reference")
@@ -52,81 +54,12 @@ def _weights_q15():
 WEIGHTS = _weights_q15()
 
 
-def _dgetrf2(a, r0, c0, m, n, piv):
-    if n == 1:
-        p = max(range(m), key=lambda i: (abs(a[r0 + i][c0]), -i))
-        piv[0] = p
-        if a[r0 + p][c0] != 0:
-            a[r0][c0], a[r0 + p][c0] = a[r0 + p][c0], a[r0][c0]
-            rec = 1.0 / a[r0][c0]
-            for i in range(1, m):
-                a[r0 + i][c0] *= rec
-        return
-    if m == 1:
-        piv[0] = 0
-        return
-    n1 = min(m, n) // 2
-    n2 = n - n1
-    left = [0] * n1
-    _dgetrf2(a, r0, c0, m, n1, left)
-    for i in range(n1):
-        piv[i] = left[i]
-        if left[i] != i:
-            for c in range(n1, n):
-                a[r0 + i][c0 + c], a[r0 + left[i]][c0 + c] = a[r0 + left[i]][c0 + c], a[r0 + i][c0 + c]
-    for j in range(n2):
-        for k in range(n1):
-            bk = a[r0 + k][c0 + n1 + j]
-            if bk != 0:
-                for i in range(k + 1, n1):
-                    a[r0 + i][c0 + n1 + j] -= bk * a[r0 + i][c0 + k]
-    for j in range(n2):
-        for l in range(n1):
-            t = -a[r0 + l][c0 + n1 + j]
-            for i in range(m - n1):
-                a[r0 + n1 + i][c0 + n1 + j] += t * a[r0 + n1 + i][c0 + l]
-    right = [0] * min(m - n1, n2)
-    _dgetrf2(a, r0 + n1, c0 + n1, m - n1, n2, right)
-    for i in range(len(right)):
-        p = right[i] + n1
-        piv[n1 + i] = p
-        if p != n1 + i:
-            for c in range(n1):
-                a[r0 + n1 + i][c0 + c], a[r0 + p][c0 + c] = a[r0 + p][c0 + c], a[r0 + n1 + i][c0 + c]
-
-
 def crop_matrix(cx, cy, w, h, rot, ow, oh):
     """Destination -> source matrix of cv::warpPerspective for MediaPipe's crop."""
     angle = f32(np.float64(f32(f32(rot) * f32(180))) / math.pi)
     pts = cv2.boxPoints(((float(cx), float(cy)), (float(w), float(h)), float(angle))).astype(np.float32)
     dst = np.array([[0, oh], [0, 0], [ow, 0], [ow, oh]], np.float32)
-    a = [[0.0] * 8 for _ in range(8)]
-    b = [0.0] * 8
-    for i in range(4):
-        a[i][0] = a[i + 4][3] = float(pts[i][0])
-        a[i][1] = a[i + 4][4] = float(pts[i][1])
-        a[i][2] = a[i + 4][5] = 1.0
-        a[i][6] = float(f32(-pts[i][0] * dst[i][0]))
-        a[i][7] = float(f32(-pts[i][1] * dst[i][0]))
-        a[i + 4][6] = float(f32(-pts[i][0] * dst[i][1]))
-        a[i + 4][7] = float(f32(-pts[i][1] * dst[i][1]))
-        b[i], b[i + 4] = float(dst[i][0]), float(dst[i][1])
-    piv = [0] * 8
-    _dgetrf2(a, 0, 0, 8, 8, piv)
-    for i in range(8):
-        if piv[i] != i:
-            b[i], b[piv[i]] = b[piv[i]], b[i]
-    for k in range(8):
-        if b[k] != 0:
-            for i in range(k + 1, 8):
-                b[i] -= b[k] * a[i][k]
-    for k in range(7, -1, -1):
-        if b[k] != 0:
-            b[k] /= a[k][k]
-            for i in range(k):
-                b[i] -= b[k] * a[i][k]
-    ok, inverse = cv2.invert(np.array(b + [1.0], np.float64).reshape(3, 3))
-    return inverse
+    return lapack_perspective_inverse(pts, dst)
 
 
 def warp(src, M, ow, oh, border):
