@@ -114,6 +114,16 @@ static inline double clamp_to_int_range(double v) {
     return ((double)INT_MIN < t) ? t : (double)INT_MIN;
 }
 
+/// One destination pixel's source coordinates in 1/32 pixels: column `x1` of a block whose
+/// first column's homogeneous coordinates are (X0, Y0, W0), as cv::warpPerspective computes it.
+static inline void perspective_pixel(const double *M, double X0, double Y0, double W0, int x1, int32_t *X,
+                                     int32_t *Y) {
+    double W = W0 + M[6] * x1;
+    W = (W != 0) ? (double)kInterTabSize / W : 0;
+    *X = (int32_t)lrint(clamp_to_int_range((X0 + M[0] * x1) * W));
+    *Y = (int32_t)lrint(clamp_to_int_range((Y0 + M[3] * x1) * W));
+}
+
 static int perspective_block_width(int dst_width, int dst_height) {
     const int block = 32;
     int bh0 = block / 2 < dst_height ? block / 2 : dst_height;
@@ -129,12 +139,7 @@ static void perspective_row_portable(const double *M, int y, int width, int bw0,
         double Y0 = M[3] * xb + M[4] * y + M[5];
         double W0 = M[6] * xb + M[7] * y + M[8];
         for (int x1 = 0; x1 < bw; x1++) {
-            double W = W0 + M[6] * x1;
-            W = (W != 0) ? (double)kInterTabSize / W : 0;
-            double fX = clamp_to_int_range((X0 + M[0] * x1) * W);
-            double fY = clamp_to_int_range((Y0 + M[3] * x1) * W);
-            X[xb + x1] = (int32_t)lrint(fX);
-            Y[xb + x1] = (int32_t)lrint(fY);
+            perspective_pixel(M, X0, Y0, W0, x1, X + xb + x1, Y + xb + x1);
         }
     }
 }
@@ -169,12 +174,7 @@ static void perspective_row_avx2(const double *M, int y, int width, int bw0, int
             xv = _mm256_add_pd(xv, step);
         }
         for (; x1 < bw; x1++) {
-            double W = W0 + M[6] * x1;
-            W = (W != 0) ? (double)kInterTabSize / W : 0;
-            double fX = clamp_to_int_range((X0 + M[0] * x1) * W);
-            double fY = clamp_to_int_range((Y0 + M[3] * x1) * W);
-            X[xb + x1] = (int32_t)lrint(fX);
-            Y[xb + x1] = (int32_t)lrint(fY);
+            perspective_pixel(M, X0, Y0, W0, x1, X + xb + x1, Y + xb + x1);
         }
     }
 }
