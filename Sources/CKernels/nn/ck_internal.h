@@ -22,6 +22,12 @@
 /// waking the workers costs more than the few microseconds of work they would share.
 #define CK_PARALLEL_MIN_WORK 65536
 
+/// The pool a kernel shares `work` multiply-adds over: NULL (the calling thread alone) when
+/// there are fewer than CK_PARALLEL_MIN_WORK. Every kernel asks here, so the rule has one home.
+static inline ck_threadpool *ck_pool_for_work(ck_threadpool *pool, size_t work) {
+    return work < CK_PARALLEL_MIN_WORK ? NULL : pool;
+}
+
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)
     return ck_active_isa() == CK_ISA_AVX2_FMA;

@@ -287,7 +287,7 @@ void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
     job.p = p;
     job.row = dw_select(p);
     const size_t rows = p->batch * p->out_h;
-    if (rows * p->out_w * p->channels * taps < CK_PARALLEL_MIN_WORK) pool = NULL;
+    pool = ck_pool_for_work(pool, rows * p->out_w * p->channels * taps);
     const size_t threads = (size_t)ck_threadpool_thread_count(pool);
     const size_t blocks = (p->channels + CB - 1) / CB;
     size_t groups = 1;

@@ -175,8 +175,7 @@ void ck_binary(const ck_binary_params *p, ck_threadpool *pool) {
     } else {
         units = total / p->dims[p->rank - 1];
     }
-    // Small problems are not worth waking the workers for.
-    ck_parallel_for(total < 16384 ? NULL : pool, units, binary_range, &job);
+    ck_parallel_for(ck_pool_for_work(pool, total * 4), units, binary_range, &job); // a few operations per element
 }
 
 #if defined(CK_SIMD8)

@@ -491,7 +491,7 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     // layer of pose detection went from about 45 to 52 GMAC/s; 32 KB gained nothing more).
     const size_t tile_bytes = MR * kk * sizeof(float);
     job->row_block = w_bytes <= 24576 ? 1 : CK_MAX((size_t)1, (size_t)24576 / CK_MAX(tile_bytes, (size_t)1));
-    if (job->m * job->n * kk < CK_PARALLEL_MIN_WORK) pool = NULL;
+    pool = ck_pool_for_work(pool, job->m * job->n * kk);
     ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * job->n_tiles, gemm_range, job);
 }
 
@@ -614,7 +614,7 @@ void ck_conv_narrow(const ck_conv_narrow_params *p, ck_threadpool *pool) {
 #if defined(CK_SIMD8)
     job.simd = ck_use_simd8();
 #endif
-    if (p->m * p->n * p->k * p->taps < CK_PARALLEL_MIN_WORK) pool = NULL;
+    pool = ck_pool_for_work(pool, p->m * p->n * p->k * p->taps);
     ck_parallel_for(pool, (p->m + 3) / 4, narrow_range, &job);
 }
 
@@ -753,7 +753,7 @@ int ck_conv_narrow_direct(const ck_conv_narrow_direct_params *p, ck_threadpool *
                                  : (p->stride == 1 ? narrow_direct_5x5s1 : narrow_direct_5x5s2);
     }
 #endif
-    if (p->batch * p->out_h * p->out_w * p->n * p->kernel * p->kernel * 8 < CK_PARALLEL_MIN_WORK) pool = NULL;
+    pool = ck_pool_for_work(pool, p->batch * p->out_h * p->out_w * p->n * p->kernel * p->kernel * 8);
     ck_parallel_for(pool, p->batch * p->out_h, narrow_direct_range, &job);
     return 1;
 }

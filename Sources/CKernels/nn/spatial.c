@@ -63,7 +63,7 @@ void ck_maxpool(const ck_pool_params *p, ck_threadpool *pool) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx2()) job.row = maxpool_row_avx2;
 #endif
-    if (p->batch * p->out_h * p->out_w * p->channels * p->filter_h * p->filter_w < CK_PARALLEL_MIN_WORK) pool = NULL;
+    pool = ck_pool_for_work(pool, p->batch * p->out_h * p->out_w * p->channels * p->filter_h * p->filter_w);
     ck_parallel_for(pool, p->batch * p->out_h, maxpool_range, &job);
 }
 
@@ -164,7 +164,7 @@ void ck_resize_bilinear(const ck_resize_params *p, ck_threadpool *pool) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx2()) job.row = resize_row_avx2;
 #endif
-    if (p->batch * p->out_h * p->out_w * p->channels < CK_PARALLEL_MIN_WORK / 4) pool = NULL; // a few operations per element
+    pool = ck_pool_for_work(pool, p->batch * p->out_h * p->out_w * p->channels * 4); // a few operations per element
     ck_parallel_for(pool, p->batch * p->out_h, resize_range, &job);
 }
 
