@@ -114,7 +114,7 @@ public struct ModelInstaller: Sendable {
     }
 
     /// Installs the models when any of `files` is missing or damaged; does nothing otherwise.
-    /// Task commands call this before loading a model.
+    /// The `vision-tasks` task commands call this before loading a model.
     ///
     /// - Returns: the report of the install, or `nil` when nothing was needed.
     @discardableResult
