@@ -95,6 +95,29 @@ public struct MPMask: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String { "MPMask(\(width)×\(height) \(dataType))" }
 
+    /// The mean of all values and the mean of each cell of a `grid`×`grid` division, cell
+    /// (gx, gy) holding rows gy·h/grid ..< (gy+1)·h/grid and columns gx·w/grid ..< (gx+1)·w/grid
+    /// (integer division; an empty cell is 0): how MediaPipe's reference files summarise a mask
+    /// (`shared/tools/mediapipe_reference.py`, unrounded).
+    package func summary(grid: Int) -> (mean: Double, cells: [[Double]]) {
+        let values = float32Data
+        let w = width, h = height, n = max(1, grid)
+        let mean = values.reduce(0.0) { $0 + Double($1) } / Double(max(1, values.count))
+        let cells = (0..<n).map { gy in
+            (0..<n).map { gx in
+                let rows = (gy * h / n)..<((gy + 1) * h / n)
+                let columns = (gx * w / n)..<((gx + 1) * w / n)
+                guard !rows.isEmpty, !columns.isEmpty else { return 0.0 }
+                var sum = 0.0
+                for y in rows {
+                    for x in columns { sum += Double(values[y * w + x]) }
+                }
+                return sum / Double(rows.count * columns.count)
+            }
+        }
+        return (mean, cells)
+    }
+
     private static func check(count: Int, width: Int, height: Int) throws {
         guard width > 0, height > 0 else {
             throw TasksError.invalidArgument("Mask size must be positive, got \(width)×\(height).")

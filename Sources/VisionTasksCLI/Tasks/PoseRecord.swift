@@ -17,8 +17,8 @@ struct PoseRecord: Encodable {
     }
 }
 
-/// A mask's size, mean and 16×16 grid of cell means; cell (gx, gy) covers rows
-/// gy·h/16 ..< (gy+1)·h/16 and columns gx·w/16 ..< (gx+1)·w/16 (integer division).
+/// A mask's size, mean and 16×16 grid of cell means (`MPMask.summary(grid:)`), rounded as the
+/// reference files round them.
 struct MaskSummary: Encodable, Equatable {
     static let gridSize = 16
 
@@ -28,23 +28,11 @@ struct MaskSummary: Encodable, Equatable {
     var grid16: [[Double]]
 
     init(_ mask: MPMask) {
-        let values = mask.float32Data
-        let w = mask.width, h = mask.height, n = Self.gridSize
-        width = w
-        height = h
-        mean = Self.rounded(values.reduce(0.0) { $0 + Double($1) } / Double(values.count), places: 5)
-        grid16 = (0..<n).map { gy in
-            (0..<n).map { gx in
-                let rows = (gy * h / n)..<((gy + 1) * h / n)
-                let cols = (gx * w / n)..<((gx + 1) * w / n)
-                guard !rows.isEmpty, !cols.isEmpty else { return 0 }  // numpy's mean of nothing is NaN
-                var sum = 0.0
-                for y in rows {
-                    for x in cols { sum += Double(values[y * w + x]) }
-                }
-                return Self.rounded(sum / Double(rows.count * cols.count), places: 4)
-            }
-        }
+        let summary = mask.summary(grid: Self.gridSize)
+        width = mask.width
+        height = mask.height
+        mean = Self.rounded(summary.mean, places: 5)
+        grid16 = summary.cells.map { row in row.map { Self.rounded($0, places: 4) } }
     }
 
     static func rounded(_ value: Double, places: Int) -> Double {

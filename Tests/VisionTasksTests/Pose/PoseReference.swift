@@ -91,12 +91,13 @@ struct PoseComparison {
             }
             var maskMean: Double?, maskCell: Double?
             if let refMasks = reference.segmentationMasks, r < refMasks.count, o < ours.segmentationMasks.count {
-                let summary = MaskSummary(ours.segmentationMasks[o])
+                let mask = ours.segmentationMasks[o]
+                let summary = mask.summary(grid: 16)
                 let ref = refMasks[r]
-                if summary.width == ref.width && summary.height == ref.height {
+                if mask.width == ref.width && mask.height == ref.height {
                     maskMean = abs(summary.mean - ref.mean)
                     var cell = 0.0
-                    for (rowA, rowB) in zip(summary.grid, ref.grid16) {
+                    for (rowA, rowB) in zip(summary.cells, ref.grid16) {
                         for (a, b) in zip(rowA, rowB) { cell = max(cell, abs(a - b)) }
                     }
                     maskCell = cell
@@ -125,35 +126,6 @@ struct PoseComparison {
             sum + Double(hypotf(pair.0.x - pair.1.x, pair.0.y - pair.1.y))
         }
         return (total / Double(pairs.count), pairs.count)
-    }
-}
-
-/// A mask's mean and 16×16 cell means, as `mediapipe_reference.py` summarises masks
-/// (cells of rows gy·h/16 ..< (gy+1)·h/16 and columns likewise), unrounded.
-struct MaskSummary {
-    var width: Int
-    var height: Int
-    var mean: Double
-    var grid: [[Double]]
-
-    init(_ mask: MPMask) {
-        let values = mask.float32Data
-        let w = mask.width, h = mask.height
-        width = w
-        height = h
-        mean = values.reduce(0.0) { $0 + Double($1) } / Double(values.count)
-        grid = (0..<16).map { gy in
-            (0..<16).map { gx in
-                var sum = 0.0, count = 0
-                for y in (gy * h / 16)..<((gy + 1) * h / 16) {
-                    for x in (gx * w / 16)..<((gx + 1) * w / 16) {
-                        sum += Double(values[y * w + x])
-                        count += 1
-                    }
-                }
-                return count == 0 ? 0 : sum / Double(count)
-            }
-        }
     }
 }
 
