@@ -30,6 +30,36 @@ final class MetadataTests: XCTestCase {
         XCTAssertNil(model.metadata?.inputTensors.first?.normalization)
     }
 
+    /// A damaged appended archive never crashes the loader (ZIPFoundation's in-memory archives
+    /// trap on out-of-range offsets; the archive is read file-backed through `ZipArchiveReader`):
+    /// an offset past the end leaves no associated files, a wrong checksum is a typed error.
+    func testDamagedAppendedArchiveIsAnErrorNotACrash() throws {
+        let bytes = [UInt8](try Data(contentsOf: try SharedTestData.installedModel("custom_gesture_classifier.tflite")))
+        func lastOffset(of signature: [UInt8]) throws -> Int {
+            try XCTUnwrap((0...(bytes.count - 4)).last { Array(bytes[$0..<$0 + 4]) == signature })
+        }
+        func patched(_ offset: Int, _ value: UInt32) -> [UInt8] {
+            var copy = bytes
+            for i in 0..<4 { copy[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
+            return copy
+        }
+        let endOfDirectory = try lastOffset(of: [0x50, 0x4B, 0x05, 0x06])
+        let directoryEntry = try lastOffset(of: [0x50, 0x4B, 0x01, 0x02])
+
+        // The central directory's offset (end record, field 16) far past the end of the file.
+        do {
+            let model = try Model(bytes: patched(endOfDirectory + 16, 0x7FFF_FF00))
+            XCTAssertTrue(model.associatedFileNames.isEmpty)
+        } catch {
+            guard case .malformedMetadata? = error as? ModelError else { return XCTFail("unexpected \(error)") }
+        }
+        // labels.txt's CRC-32 (central directory entry, field 16) wrong.
+        XCTAssertThrowsError(try Model(bytes: patched(directoryEntry + 16, 0x1234_5678))) { error in
+            guard case let .malformedMetadata(message)? = error as? ModelError else { return XCTFail("unexpected \(error)") }
+            XCTAssertTrue(message.contains("labels.txt"), message)
+        }
+    }
+
     func testPoseDetectorNormalisationAndModelsWithoutMetadata() throws {
         let pose = try Model(contentsOf: try SharedTestData.installedModel("pose_detection.tflite"))
         XCTAssertEqual(pose.metadata?.inputTensors.first?.normalization, NormalizationParameters(mean: [127.5], std: [127.5]))

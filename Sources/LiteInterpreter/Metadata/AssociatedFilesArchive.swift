@@ -1,12 +1,12 @@
 import Foundation
-import ZIPFoundation
 
 /// The zip archive that TFLite's metadata writer appends to a `.tflite` file to carry
 /// associated files (`labels.txt`, `handedness.txt`). Entries are read once, when the model
 /// is loaded, with limits on their number and size.
 struct AssociatedFilesArchive: Sendable {
-    static let maximumEntries = 256
-    static let maximumEntrySize = 16 << 20
+    /// At most 256 associated files of at most 16 MiB each.
+    private static let limits = ZipArchiveReader.Limits(
+        maximumMemberSize: 16 << 20, maximumTotalSize: 256 << 24, maximumMemberCount: 256)
 
     /// File contents by entry path.
     let files: [String: [UInt8]]
@@ -21,36 +21,16 @@ struct AssociatedFilesArchive: Sendable {
             self.files = [:]
             return
         }
-        let archive: Archive
-        do {
-            archive = try Archive(data: Data(bytes), accessMode: .read)
-        } catch {
-            throw ModelError.malformedMetadata("the zip archive appended to the model cannot be opened: \(error)")
-        }
+        // Through the checked, file-backed reader: a damaged appended archive is a typed error
+        // (ZIPFoundation's in-memory archives crash on out-of-range offsets).
         var files: [String: [UInt8]] = [:]
-        var count = 0
-        for entry in archive where entry.type == .file {
-            count += 1
-            guard count <= AssociatedFilesArchive.maximumEntries else {
-                throw ModelError.malformedMetadata("the appended zip archive has more than \(AssociatedFilesArchive.maximumEntries) files")
+        do {
+            let reader = try ZipArchiveReader(bytes: bytes, limits: Self.limits)
+            for member in reader.members {
+                files[member.name] = try reader.extract(member)
             }
-            guard entry.uncompressedSize <= UInt64(AssociatedFilesArchive.maximumEntrySize) else {
-                throw ModelError.malformedMetadata("associated file \(entry.path) is \(entry.uncompressedSize) bytes, more than the \(AssociatedFilesArchive.maximumEntrySize)-byte limit")
-            }
-            var content = [UInt8]()
-            do {
-                _ = try archive.extract(entry) { chunk in
-                    guard content.count + chunk.count <= AssociatedFilesArchive.maximumEntrySize else {
-                        throw ModelError.malformedMetadata("associated file \(entry.path) expands past the \(AssociatedFilesArchive.maximumEntrySize)-byte limit")
-                    }
-                    content.append(contentsOf: chunk)
-                }
-            } catch let error as ModelError {
-                throw error
-            } catch {
-                throw ModelError.malformedMetadata("associated file \(entry.path) cannot be extracted: \(error)")
-            }
-            files[entry.path] = content
+        } catch let error as ZipArchiveError {
+            throw ModelError.malformedMetadata("the zip archive appended to the model: \(error)")
         }
         self.files = files
     }

