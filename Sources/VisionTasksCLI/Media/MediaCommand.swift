@@ -28,6 +28,7 @@ struct MediaInfoCommand: ParsableCommand {
         let found = InputEnumerator.enumerate(inputs, raw: false)
         var ok = found.problems.isEmpty
         for problem in found.problems { MediaDriver.report(problem) }
+        for note in found.notes { MediaDriver.report(note) }
         for input in found.inputs {
             do {
                 print(try Self.describe(input, countFrames: countFrames))
@@ -83,25 +84,26 @@ struct MediaDecodeCommand: ParsableCommand {
 
     func run() throws {
         guard let kind = MediaInput.kind(ofFile: input, strict: true) else { throw ExitCode(1) }
+        let inputs = InputFiles([MediaInput(path: input, kind: kind)])
         if output.lowercased().hasSuffix(".png") {
             guard kind == .image else { throw ValidationError("PNG output is for images; use a .rgb file for videos") }
-            try ImageEncoder.write(try ImageDecoder.decode(contentsOfFile: input).pixels, to: output, format: .png)
+            try OutputFile.write(try ImageEncoder.png(ImageDecoder.decode(contentsOfFile: input).pixels), to: output, inputs: inputs)
             return
         }
-        guard FileManager.default.createFile(atPath: output, contents: nil), let handle = FileHandle(forWritingAtPath: output) else {
-            throw ValidationError("cannot write \(output)")
-        }
-        defer { try? handle.close() }
         if kind == .image {
-            handle.write(Data(try ImageDecoder.decode(contentsOfFile: input).pixels.convertedToRGB8().packed().bytes))
+            let bytes = try ImageDecoder.decode(contentsOfFile: input).pixels.convertedToRGB8().packed().bytes
+            try OutputFile.write(bytes, to: output, inputs: inputs)
             return
         }
         let reader = try VideoReader(path: input)
+        // Opened after the input, so a bad input leaves an existing output untouched.
+        let file = try OutputFile(path: output, inputs: inputs)
         var count = 0
         while let frame = try reader.nextFrame() {
-            handle.write(Data(frame.image.packed().bytes))
+            try file.write(Data(frame.image.packed().bytes))
             count += 1
         }
+        try file.close()
         FileHandle.standardError.write(Data("\(input): \(count) frames of \(reader.info.width)x\(reader.info.height) rgb24\n".utf8))
     }
 }

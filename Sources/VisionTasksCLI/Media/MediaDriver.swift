@@ -14,21 +14,21 @@ struct MediaDriver {
         let found = InputEnumerator.enumerate(options.inputs, raw: rawSpec != nil)
         var ok = found.problems.isEmpty
         for problem in found.problems { Self.report(problem) }
+        for note in found.notes { Self.report(note) }
         let single = found.inputs.count == 1 && found.inputs.first?.kind == .image
         let format = options.outputFormat ?? (single ? .json : .jsonl)
-        let writer = try RecordWriter(format: format, path: options.output)
-        defer { writer.finish() }
+        let inputFiles = InputFiles(found.inputs)
+        let writer = try RecordWriter(format: format, path: options.output, inputs: inputFiles)
         let progress = ProgressReporter(enabled: !options.noProgress, totalFiles: found.inputs.count)
         defer { progress.finish() }
         let annotateDirectory = Self.isDirectoryTarget(options.annotate, inputCount: found.inputs.count)
-        if let masks = options.masks { try FileManager.default.createDirectory(atPath: masks, withIntermediateDirectories: true) }
-        if annotateDirectory, let annotate = options.annotate {
-            try FileManager.default.createDirectory(atPath: annotate, withIntermediateDirectories: true)
-        }
+        if let annotate = options.annotate, !annotateDirectory { try inputFiles.checkNotAnInput(annotate) }
+        if let masks = options.masks { try Self.createDirectory(masks, option: "--masks") }
+        if annotateDirectory, let annotate = options.annotate { try Self.createDirectory(annotate, option: "--annotate") }
 
         let names = Self.outputNames(found.inputs)
         for (input, name) in zip(found.inputs, names) {
-            let files = OutputFiles(name: name, annotateDirectory: annotateDirectory)
+            let files = OutputFiles(name: name, annotateDirectory: annotateDirectory, inputs: inputFiles)
             do {
                 switch input.kind {
                 case .image:
@@ -40,6 +40,11 @@ struct MediaDriver {
                     guard let rawSpec else { continue }
                     try runRaw(input, spec: rawSpec, &processor, writer: writer, progress: progress, files: files)
                 }
+            } catch let error as OutputError {
+                // A full disk or a closed pipe fails every later input too: stop here.
+                progress.clear()
+                try? writer.finish()
+                throw error
             } catch {
                 progress.clear()
                 Self.report(String(describing: error))
@@ -47,6 +52,7 @@ struct MediaDriver {
             }
             progress.fileDone()
         }
+        try writer.finish(createIfEmpty: ok)
         return ok
     }
 
@@ -56,6 +62,8 @@ struct MediaDriver {
         var name: String
         /// Whether `--annotate` names a directory (several inputs) rather than a file.
         var annotateDirectory: Bool
+        /// The run's inputs, which no annotation or mask may overwrite.
+        var inputs: InputFiles
     }
 
     /// Each input's file name without extension (`stdin` for `-`); when two inputs would share
@@ -90,7 +98,9 @@ struct MediaDriver {
             file: input.path, width: image.width, height: image.height, resultKey: processor.resultKey, result: output.record)
         try writer.write(record, summary: output.summary)
         if let target = annotationTarget(files, video: false) {
-            try ImageEncoder.write(AnnotationRenderer.render(output.overlay, on: try image.uprightRGB()), to: target)
+            let drawn = AnnotationRenderer.render(output.overlay, on: try image.uprightRGB())
+            let jpeg = ImageEncoder.Format(pathExtension: (target as NSString).pathExtension) == .jpeg
+            try OutputFile.write(jpeg ? ImageEncoder.jpeg(drawn) : ImageEncoder.png(drawn), to: target, inputs: files.inputs)
         }
         try writeMasks(output.masks, files: files, frame: nil)
     }
@@ -113,6 +123,7 @@ struct MediaDriver {
             try writer.write(record, summary: output.summary)
             if let target = annotationTarget(files, video: true) {
                 if videoWriter == nil {
+                    try files.inputs.checkNotAnInput(target)
                     videoWriter = try VideoWriter(
                         path: target, width: image.width, height: image.height,
                         framesPerSecond: reader.info.framesPerSecond > 0 ? reader.info.framesPerSecond : 30)
@@ -146,6 +157,7 @@ struct MediaDriver {
             try writer.write(record, summary: output.summary)
             if let target = annotationTarget(files, video: true) {
                 if videoWriter == nil {
+                    try files.inputs.checkNotAnInput(target)
                     videoWriter = try VideoWriter(path: target, width: image.width, height: image.height, framesPerSecond: options.fps)
                 }
                 try videoWriter?.append(AnnotationRenderer.render(output.overlay, on: try image.uprightRGB()), timestampInMilliseconds: timestamp)
@@ -155,6 +167,20 @@ struct MediaDriver {
             index += 1
         }
         try videoWriter?.finish()
+    }
+
+    /// Creates an output directory (and its parents); a clear error when a file is in the way.
+    static func createDirectory(_ path: String, option: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw OutputError(description: "\(option) \(path): is a file, not a directory") }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw OutputError(description: "\(option) \(path): cannot create the directory (\(OutputFile.lastError()))")
+        }
     }
 
     static func isDirectoryTarget(_ path: String?, inputCount: Int) -> Bool {
@@ -175,7 +201,7 @@ struct MediaDriver {
         guard let directory = options.masks, !masks.isEmpty else { return }
         for (i, mask) in masks.enumerated() {
             let name = files.name + (frame.map { String(format: "_frame%05d", $0) } ?? "") + "_mask\(i).png"
-            try ImageEncoder.write(mask, to: (directory as NSString).appendingPathComponent(name), format: .png)
+            try OutputFile.write(ImageEncoder.png(mask), to: (directory as NSString).appendingPathComponent(name), inputs: files.inputs)
         }
     }
 }

@@ -34,16 +34,26 @@ struct MediaInput: Sendable, Equatable {
 
 /// Expands the command's input arguments: files as they are, directories recursively in name
 /// order (images and videos only, hidden files skipped), `-` for raw frames on stdin.
+///
+/// A directory scan visits each file and directory once, by device and inode: symlink cycles
+/// (`ln -s . d/self`, `ln -s .. d/sub/up`) and second links to a file already found are
+/// skipped. FIFOs, devices and sockets are skipped with a note (opening a FIFO would wait for a
+/// writer forever). Unreadable folders, broken symlinks and names that are not valid UTF-8 are
+/// problems: reported, and the run fails.
 enum InputEnumerator {
     struct Result {
         var inputs: [MediaInput] = []
-        /// Arguments that could not be used (missing paths...), as messages.
+        /// Arguments or directory entries that could not be used (missing paths...), as
+        /// messages; they make the run fail.
         var problems: [String] = []
+        /// Entries skipped on purpose (FIFOs, devices, cycles), as messages; the run goes on.
+        var notes: [String] = []
     }
 
     static func enumerate(_ arguments: [String], raw: Bool) -> Result {
         var result = Result()
         let fm = FileManager.default
+        var visited: Set<FileIdentity> = []
         for argument in arguments {
             if argument == "-" {
                 if raw {
@@ -63,7 +73,9 @@ enum InputEnumerator {
                 result.inputs.append(MediaInput(path: argument, kind: kind))
                 continue
             }
-            for file in files(under: argument) {
+            var files: [String] = []
+            scan(argument, visited: &visited, files: &files, result: &result)
+            for file in files {
                 if raw {
                     result.inputs.append(MediaInput(path: file, kind: .raw))
                 } else if let kind = MediaInput.kind(ofFile: file, strict: false) {
@@ -74,17 +86,58 @@ enum InputEnumerator {
         return result
     }
 
-    /// Regular files under `directory`, recursively, sorted by path (name order at each level).
+    /// Regular files under `directory`, recursively, sorted by path (name order at each level),
+    /// each file and directory once.
     static func files(under directory: String) -> [String] {
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: directory) else { return [] }
-        var out: [String] = []
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let path = (directory as NSString).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue { out += files(under: path) } else { out.append(path) }
+        var visited: Set<FileIdentity> = []
+        var files: [String] = []
+        var result = Result()
+        scan(directory, visited: &visited, files: &files, result: &result)
+        return files
+    }
+
+    private static func scan(_ directory: String, visited: inout Set<FileIdentity>, files: inout [String], result: inout Result) {
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            result.problems.append("\(directory): \(OutputFile.lastError())")
+            return
         }
-        return out
+        guard visited.insert(FileIdentity(info)).inserted else {
+            result.notes.append("\(directory): skipped, a folder already scanned (a symlink loop or a second link)")
+            return
+        }
+        guard let stream = opendir(directory) else {
+            result.problems.append("\(directory): cannot read the folder: \(OutputFile.lastError())")
+            return
+        }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                let shown = String(decoding: bytes, as: UTF8.self)
+                result.problems.append("\((directory as NSString).appendingPathComponent(shown)): skipped, the name is not valid UTF-8")
+                continue
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        closedir(stream)
+        for name in names.sorted() {
+            let path = (directory as NSString).appendingPathComponent(name)
+            var entry = stat()
+            guard stat(path, &entry) == 0 else {
+                var link = stat()
+                let broken = lstat(path, &link) == 0 && (link.st_mode & S_IFMT) == S_IFLNK
+                result.problems.append("\(path): \(broken ? "broken symlink" : OutputFile.lastError())")
+                continue
+            }
+            switch entry.st_mode & S_IFMT {
+            case S_IFDIR:
+                scan(path, visited: &visited, files: &files, result: &result)
+            case S_IFREG:
+                if visited.insert(FileIdentity(entry)).inserted { files.append(path) }
+            default:
+                result.notes.append("\(path): skipped, not a regular file (a FIFO, device or socket)")
+            }
+        }
     }
 }

@@ -35,7 +35,7 @@ struct MediaOptions: ParsableArguments {
         valueName: "WxH:format"))
     var raw: String?
 
-    @Option(help: "Frame rate of raw frames, for their timestamps.")
+    @Option(help: "Frame rate of raw frames, for their timestamps (0.001 to 1000).")
     var fps: Double = 30
 
     @Option(help: "image: every image and frame independently; video: track across the frames of a video (default for videos and raw streams).")
@@ -47,6 +47,8 @@ struct MediaOptions: ParsableArguments {
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one input (an image, a video, a directory, or '-')") }
         if let raw { _ = try RawFrameSpec(parsing: raw) }
-        guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
+        // Timestamps are whole milliseconds: above 1000 fps two frames would share one; far
+        // below 0.001 fps the timestamps overflow.
+        guard fps >= 0.001, fps <= 1000 else { throw ValidationError("--fps must be between 0.001 and 1000, got \(fps)") }
     }
 }

@@ -41,63 +41,86 @@ struct FrameRecord: Encodable {
 }
 
 /// Writes records to `--output FILE` or stdout in the chosen format.
+///
+/// The output file is opened (created or truncated) only when the first record is written,
+/// that is after the first input was read, and never when it is one of the inputs; a run whose
+/// inputs all fail leaves an existing output untouched. Write errors (a full disk, a closed
+/// pipe) are thrown, so the command exits non-zero instead of leaving a truncated file.
 final class RecordWriter {
     let format: OutputFormat
-    private let handle: FileHandle
-    private let closeWhenDone: Bool
+    private let path: String?
+    private let inputs: InputFiles
+    private var file: OutputFile?
     private var pendingJSON: Data?
     private var jsonCount = 0
+    private var finished = false
     private let encoder: JSONEncoder
 
-    init(format: OutputFormat, path: String?) throws {
+    /// `path` nil or `-`: standard output. Throws if the file could not be created (checked
+    /// without creating it) or is one of `inputs`.
+    init(format: OutputFormat, path: String?, inputs: InputFiles = InputFiles([])) throws {
         self.format = format
+        self.inputs = inputs
         encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         if let path, path != "-" {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("cannot write the output file \(path)")
-            }
-            handle = h
-            closeWhenDone = true
+            try inputs.checkNotAnInput(path)
+            try OutputFile.checkWritable(path)
+            self.path = path
         } else {
-            handle = FileHandle.standardOutput
-            closeWhenDone = false
+            self.path = nil
         }
     }
+
+    private func output() throws -> OutputFile {
+        if let file { return file }
+        let opened = try path.map { try OutputFile(path: $0, inputs: inputs) } ?? OutputFile.standardOutput()
+        file = opened
+        return opened
+    }
+
+    private func emit(_ data: Data) throws { try output().write(data) }
 
     func write(_ record: FrameRecord, summary: String) throws {
         switch format {
         case .jsonl:
             var line = try encoder.encode(record)
             line.append(0x0A)
-            handle.write(line)
+            try emit(line)
         case .json:
             let object = try encoder.encode(record)
             jsonCount += 1
             if jsonCount == 1 {
                 pendingJSON = object
+                _ = try output()
             } else {
                 if let first = pendingJSON {
-                    handle.write(Data("[\n".utf8) + first)
+                    try emit(Data("[\n".utf8) + first)
                     pendingJSON = nil
                 }
-                handle.write(Data(",\n".utf8) + object)
+                try emit(Data(",\n".utf8) + object)
             }
         case .text:
             var where_ = record.file
             if let frame = record.frame, let t = record.timestampInMilliseconds { where_ += " frame \(frame) @ \(t) ms" }
-            handle.write(Data("\(where_): \(summary)\n".utf8))
+            try emit(Data("\(where_): \(summary)\n".utf8))
         }
     }
 
-    func finish() {
+    /// Ends the JSON array and closes the file. `createIfEmpty`: create the (empty) output even
+    /// when no record was written (a successful run over no inputs).
+    func finish(createIfEmpty: Bool = false) throws {
+        guard !finished else { return }
+        finished = true
+        if file == nil, !createIfEmpty { return }
         if format == .json {
             if let first = pendingJSON {
-                handle.write(first + Data("\n".utf8))
+                pendingJSON = nil
+                try emit(first + Data("\n".utf8))
             } else if jsonCount > 1 {
-                handle.write(Data("\n]\n".utf8))
+                try emit(Data("\n]\n".utf8))
             }
         }
-        if closeWhenDone { try? handle.close() }
+        try output().close()
     }
 }

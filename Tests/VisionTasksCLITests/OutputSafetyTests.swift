@@ -1,0 +1,195 @@
+import ArgumentParser
+import Foundation
+import MediaIO
+@testable import VisionTasks
+@testable import VisionTasksCLI
+import XCTest
+
+/// A model-free processor: records each image's size and gives one small mask.
+private struct SizeProcessor: FrameProcessor {
+    struct Result: Encodable {
+        var size: [Int]
+    }
+
+    var resultKey: String { "size" }
+    var processed: [String] = []
+    private var current = ""
+
+    mutating func begin(input: MediaInput, mode: RunningMode) throws { current = input.path }
+
+    mutating func process(image: MPImage, timestampInMilliseconds: Int, frameIndex: Int) throws -> FrameOutput {
+        processed.append(current)
+        let mask = try PixelBuffer(width: 2, height: 2, format: .gray8, bytes: [1, 2, 3, 4])
+        return FrameOutput(record: Result(size: [image.width, image.height]), summary: "ok", overlay: Overlay(), masks: [mask])
+    }
+}
+
+/// Issue 16: outputs never destroy inputs or special files, full disks are errors, directory
+/// scans terminate and visit each file once, and numeric options are range-checked.
+final class OutputSafetyTests: XCTestCase {
+    private var dir: URL!
+    private let fm = FileManager.default
+
+    override func setUpWithError() throws {
+        dir = fm.temporaryDirectory.appendingPathComponent("output-safety-\(UUID().uuidString)")
+        try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? fm.removeItem(at: dir) }
+
+    private func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+    /// A small PNG at `name`; returns its path.
+    @discardableResult
+    private func image(_ name: String) throws -> String {
+        let pixels = try PixelBuffer(width: 8, height: 6, format: .rgb8, bytes: [UInt8](repeating: 90, count: 8 * 6 * 3))
+        try Data(ImageEncoder.png(pixels)).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    private func run(_ arguments: [String]) throws -> (ok: Bool, processor: SizeProcessor) {
+        let options = try MediaOptions.parse(arguments + ["--no-progress"])
+        var processor = SizeProcessor()
+        let ok = try MediaDriver(options: options).run(&processor)
+        return (ok, processor)
+    }
+
+    private func fileType(_ path: String) -> mode_t {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+    }
+
+    // MARK: - Outputs (critical)
+
+    func testOutputThatIsAnInputIsRefusedAndTheInputKept() throws {
+        let input = try image("in.png")
+        let original = try Data(contentsOf: URL(fileURLWithPath: input))
+        try fm.createSymbolicLink(atPath: path("link.png"), withDestinationPath: input)
+        // Before: `gesture in.jpg -o in.jpg` left in.jpg empty.
+        for target in [input, path("link.png")] {
+            XCTAssertThrowsError(try run([input, "-o", target])) { XCTAssertTrue("\($0)".contains("refusing to write over an input"), "\($0)") }
+            XCTAssertThrowsError(try run([input, "--annotate", target])) { XCTAssertTrue("\($0)".contains("input"), "\($0)") }
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: input)), original)
+        }
+        // A mask that would land on another input stops the run; nothing is overwritten.
+        let second = try image("in_mask0.png")
+        let secondBytes = try Data(contentsOf: URL(fileURLWithPath: second))
+        XCTAssertThrowsError(try run([input, second, "--masks", dir.path, "-o", path("out.jsonl")])) {
+            XCTAssertTrue("\($0)".contains("in_mask0.png: refusing to write over an input"), "\($0)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: second)), secondBytes)
+    }
+
+    func testNothingIsTruncatedWhenNoInputCouldBeRead() throws {
+        let output = path("results.json")
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: output))
+        XCTAssertFalse(try run([path("missing.png"), "-o", output]).ok)
+        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "precious")
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 4]).write(to: URL(fileURLWithPath: path("broken.jpg")))
+        XCTAssertFalse(try run([path("broken.jpg"), "-o", output]).ok)
+        XCTAssertEqual(try String(contentsOfFile: output, encoding: .utf8), "precious")
+    }
+
+    func testOutputIsWrittenThroughSymlinksFIFOsAndDevicesKeepingPermissions() throws {
+        let input = try image("in.png")
+        // A symlink stays a symlink; its target gets the records.
+        let target = path("real.json")
+        try Data().write(to: URL(fileURLWithPath: target))
+        XCTAssertEqual(chmod(target, 0o640), 0)
+        try fm.createSymbolicLink(atPath: path("link.json"), withDestinationPath: target)
+        XCTAssertTrue(try run([input, "-o", path("link.json")]).ok)
+        XCTAssertEqual(fileType(path("link.json")), S_IFLNK)
+        XCTAssertTrue(try String(contentsOfFile: target, encoding: .utf8).contains("\"size\""))
+        XCTAssertEqual(try (fm.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber)?.intValue, 0o640)
+        // A character device stays a device (before: as root, /dev/null became a regular file).
+        XCTAssertTrue(try run([input, "-o", "/dev/null"]).ok)
+        XCTAssertEqual(fileType("/dev/null"), S_IFCHR)
+        // A FIFO is written to, not replaced.
+        let fifo = path("pipe")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let received = ReceivedBytes()
+        let reader = Thread {
+            received.data = (try? FileHandle(forReadingAtPath: fifo)?.readToEnd()) ?? Data()
+            received.done.signal()
+        }
+        reader.start()
+        XCTAssertTrue(try run([input, "-o", fifo]).ok)
+        XCTAssertEqual(received.done.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(String(decoding: received.data, as: UTF8.self).contains("\"size\""))
+        XCTAssertEqual(fileType(fifo), S_IFIFO)
+    }
+
+    func testFullDiskIsAnErrorForFilesAndStandardOutput() throws {
+        let input = try image("in.png")
+        // Before: SIGILL from a `try!` in RecordWriter.
+        XCTAssertThrowsError(try run([input, "-o", "/dev/full"])) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
+        // Before: stdout on a full disk exited 0 with truncated output.
+        let saved = dup(STDOUT_FILENO)
+        let full = open("/dev/full", O_WRONLY)
+        XCTAssertGreaterThanOrEqual(full, 0)
+        fflush(nil)
+        dup2(full, STDOUT_FILENO)
+        let outcome = Result { try run([input, "--output-format", "jsonl"]) }
+        dup2(saved, STDOUT_FILENO)
+        close(full)
+        close(saved)
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
+    }
+
+    // MARK: - Directory scans (high, low)
+
+    func testDirectoryScanSurvivesCyclesAndSkipsSpecialFilesWithAMessage() throws {
+        let root = path("d")
+        try fm.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
+        try image("d/a.png")
+        try image("d/sub/b.png")
+        // Before: `up` made the scan run forever (RSS +40 MB/s); `self` processed every file 41 times.
+        try fm.createSymbolicLink(atPath: root + "/sub/up", withDestinationPath: "..")
+        try fm.createSymbolicLink(atPath: root + "/self", withDestinationPath: ".")
+        // Before: a FIFO named like an image hung the run forever.
+        XCTAssertEqual(mkfifo(root + "/c.png", 0o600), 0)
+        let found = InputEnumerator.enumerate([root], raw: false)
+        XCTAssertEqual(found.inputs.map(\.path), [root + "/a.png", root + "/sub/b.png"])
+        XCTAssertTrue(found.problems.isEmpty, "\(found.problems)")
+        XCTAssertTrue(found.notes.contains { $0.contains("c.png") && $0.contains("not a regular file") }, "\(found.notes)")
+        let result = try run([root, "-o", path("out.jsonl")])
+        XCTAssertTrue(result.ok)
+        XCTAssertEqual(result.processor.processed.count, 2)
+    }
+
+    func testBrokenLinksAndBadNamesInADirectoryAreReported() throws {
+        let root = path("d")
+        try fm.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try image("d/a.png")
+        try fm.createSymbolicLink(atPath: root + "/gone.png", withDestinationPath: "nowhere.png")
+        // A name that is not UTF-8 (Latin-1 "é").
+        let bad = Array(root.utf8) + Array("/caf".utf8) + [0xE9] + Array(".png".utf8) + [0]
+        let fd = bad.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o600) } }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        close(fd)
+        let found = InputEnumerator.enumerate([root], raw: false)
+        XCTAssertEqual(found.inputs.map(\.path), [root + "/a.png"])
+        XCTAssertTrue(found.problems.contains { $0.contains("gone.png") && $0.contains("broken symlink") }, "\(found.problems)")
+        XCTAssertTrue(found.problems.contains { $0.contains("not valid UTF-8") }, "\(found.problems)")
+    }
+
+    // MARK: - Options (critical, medium)
+
+    func testThreadsAndFPSAreRangeChecked() throws {
+        // Before: --threads 100000 started 100000 threads per model.
+        XCTAssertThrowsError(try TaskModelOption.parse(["--threads", "100000"])) {
+            XCTAssertTrue(TaskModelOption.message(for: $0).contains("between 1 and"), TaskModelOption.message(for: $0))
+        }
+        XCTAssertNoThrow(try TaskModelOption.parse(["--threads", "\(BaseOptions.maxNumThreads)"]))
+        // Before: --fps 1e-300 crashed converting a timestamp; --fps 2000 failed on frame 1 or 2.
+        for fps in ["1e-300", "2000", "nan", "0"] {
+            XCTAssertThrowsError(try MediaOptions.parse(["x.rgb", "--raw", "2x2:rgb24", "--fps", fps]), fps)
+        }
+        XCTAssertNoThrow(try MediaOptions.parse(["x.rgb", "--raw", "2x2:rgb24", "--fps", "1000"]))
+    }
+}
+
+private final class ReceivedBytes: @unchecked Sendable {
+    var data = Data()
+    let done = DispatchSemaphore(value: 0)
+}
