@@ -39,6 +39,9 @@ final class InterpreterTests: XCTestCase {
         XCTAssertThrowsError(try Interpreter(model: try addModel(), options: .init(threadCount: 0))) {
             XCTAssertEqual($0 as? InterpreterError, .invalidThreadCount(0))
         }
+        XCTAssertThrowsError(try Interpreter(model: try addModel(), options: .init(threadCount: 100_000))) {
+            XCTAssertEqual($0 as? InterpreterError, .invalidThreadCount(100_000))
+        }
     }
 
     func testThreadCountsAndSharedModelsGiveIdenticalResults() throws {

@@ -15,6 +15,11 @@ public final class Interpreter {
         /// Threads that work on each operator (the calling thread included). Default: all cores.
         public var threadCount: Int
 
+        /// The most threads an interpreter starts: 4 per active processor core. More only
+        /// adds contention (a 2-core machine asked for 100,000 threads stalls), so larger
+        /// counts are refused with `InterpreterError.invalidThreadCount`.
+        public static var maximumThreadCount: Int { 4 * max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
         /// Options with `threadCount` threads (default: one per active processor).
         public init(threadCount: Int = ProcessInfo.processInfo.activeProcessorCount) {
             self.threadCount = threadCount
@@ -42,7 +47,7 @@ public final class Interpreter {
     /// `preservingAllTensors` gives every tensor its own memory so that `tensorValues(_:)` can
     /// read any of them after `invoke()` (for debugging against another runtime).
     init(model: Model, options: Options, preservingAllTensors: Bool) throws {
-        guard options.threadCount >= 1 else { throw InterpreterError.invalidThreadCount(options.threadCount) }
+        guard options.threadCount >= 1, options.threadCount <= Options.maximumThreadCount else { throw InterpreterError.invalidThreadCount(options.threadCount) }
         self.model = model
         self.options = options
         let program = model.program

@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 
 /// The model a task runs and where it runs, as MediaPipe's `BaseOptions` (`MPPBaseOptions`).
 ///
@@ -35,6 +36,10 @@ public final class BaseOptions: @unchecked Sendable {
     /// The default `numThreads`: one thread per active processor core.
     public static var defaultNumThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
 
+    /// The largest `numThreads` a task accepts: 4 per active processor core. Threads beyond the
+    /// cores only contend for them; a huge count would start that many threads per model.
+    public static var maxNumThreads: Int { Interpreter.Options.maximumThreadCount }
+
     /// Path of the model file (`.task` or `.tflite`).
     public var modelAssetPath: String {
         get { lock.withLock { _modelAssetPath } }
@@ -56,7 +61,9 @@ public final class BaseOptions: @unchecked Sendable {
     /// Threads each model of the task runs on, the calling thread included (default: one per
     /// active processor core, `BaseOptions.defaultNumThreads`). The threads are started once,
     /// when the task is created, and wait between frames. Must be at least 1; 1 runs everything
-    /// on the calling thread. Not part of MediaPipe's API.
+    /// on the calling thread, and at most `BaseOptions.maxNumThreads` (4 per active core):
+    /// anything else makes creating the task fail with `TasksError.invalidArgument`. Not part
+    /// of MediaPipe's API.
     public var numThreads: Int {
         get { lock.withLock { _numThreads } }
         set { lock.withLock { _numThreads = newValue } }
@@ -88,11 +95,12 @@ public final class BaseOptions: @unchecked Sendable {
         return copy
     }
 
-    /// The validated `numThreads`: `.invalidArgument` below 1.
+    /// The validated `numThreads`: `.invalidArgument` below 1 or above `maxNumThreads`.
     package func threadCount() throws -> Int {
         let threads = numThreads
-        guard threads >= 1 else {
-            throw TasksError.invalidArgument("Invalid `numThreads` option: \(threads); it must be at least 1.")
+        guard threads >= 1, threads <= Self.maxNumThreads else {
+            throw TasksError.invalidArgument(
+                "Invalid `numThreads` option: \(threads); it must be between 1 and \(Self.maxNumThreads) (4 per active core).")
         }
         return threads
     }

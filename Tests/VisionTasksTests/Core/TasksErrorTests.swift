@@ -54,7 +54,10 @@ final class TasksErrorTests: XCTestCase {
         options.numThreads = 1
         XCTAssertEqual(copy.numThreads, 3)
         XCTAssertEqual(try options.threadCount(), 1)
-        for invalid in [0, -2] {
+        options.numThreads = BaseOptions.maxNumThreads
+        XCTAssertEqual(try options.threadCount(), 4 * ProcessInfo.processInfo.activeProcessorCount)
+        // Issue 16: 100000 started 100000 threads per model (load average 9000 on 2 cores).
+        for invalid in [0, -2, BaseOptions.maxNumThreads + 1, 100_000] {
             options.numThreads = invalid
             XCTAssertThrowsError(try options.threadCount()) { error in
                 XCTAssertEqual((error as? TasksError)?.code, .invalidArgumentError)
