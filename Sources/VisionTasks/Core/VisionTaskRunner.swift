@@ -12,9 +12,11 @@ import Foundation
 ///   work on the calling thread. A rejected timestamp changes nothing: the task stays usable.
 /// - `.liveStream`: `processLiveStream` checks the timestamp and returns at once. The frame is
 ///   processed on the runner's serial worker queue; if the previous frame is still being
-///   processed, the new frame is dropped (no result, `droppedFrameCount` grows). Results
-///   reach the handler and every `liveStreamResults()` stream on one serial queue, in
-///   timestamp order.
+///   processed, or its result is still being delivered, the new frame is dropped (no result,
+///   `droppedFrameCount` grows). Results reach the handler and every `liveStreamResults()`
+///   stream on one serial queue, in timestamp order. So at most one result ever waits for a
+///   slow handler: memory stays bounded whatever the handler does, and a result is never
+///   older than one frame plus the handler's own time.
 ///
 /// Calls may come from any thread; the work is never run concurrently with itself, so it can
 /// keep per-task state (trackers, filters) without its own locks. Whatever the work throws
@@ -176,7 +178,8 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
     /// Live-stream mode: accepts a frame and returns at once. Throws only for a wrong mode or
     /// a timestamp not after the previous frame's (accepted frames count, dropped or not, as
     /// in MediaPipe). The result arrives later through the handler and the result streams,
-    /// unless the frame is dropped because the previous one is still being processed.
+    /// unless the frame is dropped because the previous one is still being processed or
+    /// delivered.
     package func processLiveStream(_ input: Input, timestampInMilliseconds: Int) throws {
         try requireMode(.liveStream)
         try acceptTimestamp(timestampInMilliseconds)
@@ -195,9 +198,12 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
             let outcome = Result { () throws(TasksError) -> Output in try perform(input, frame) }
             workLock.unlock()
             let result = LiveStreamResult(timestampInMilliseconds: timestampInMilliseconds, outcome: outcome)
-            // Queue the delivery before accepting the next frame, so results stay in order.
-            callbackQueue.async { [self] in deliver(result) }
-            stateLock.withLock { busy = false }
+            // The next frame is accepted only once this result was delivered: a slow handler
+            // makes frames drop instead of results pile up (and results stay in order).
+            callbackQueue.async { [self] in
+                deliver(result)
+                stateLock.withLock { busy = false }
+            }
         }
     }
 
@@ -208,7 +214,7 @@ package final class VisionTaskRunner<Input: Sendable, Output: Sendable>: @unchec
     }
 
     /// How many live-stream frames were dropped because the previous frame was still being
-    /// processed.
+    /// processed or its result delivered.
     package var droppedFrameCount: Int { stateLock.withLock { dropped } }
 
     /// A new stream of live-stream results (every result delivered after this call). Several

@@ -25,7 +25,8 @@ import Foundation
 ///   hands are tracked from frame to frame.
 /// - `.liveStream`: `recognizeAsync(image:timestampInMilliseconds:)` returns at once; results
 ///   reach the options' `gestureRecognizerLiveStreamDelegate` and `liveStreamResults()`. A
-///   frame that arrives while the previous one is still being processed is dropped.
+///   frame that arrives while the previous one is still being processed, or its result is
+///   still with the delegate, is dropped: a slow delegate drops frames, results never queue.
 ///
 /// In Swift concurrency, `try await recognize(image)` and
 /// `try await recognize(frame, timestampInMilliseconds:)` do the image- and video-mode work
@@ -152,7 +153,8 @@ public final class GestureRecognizer: @unchecked Sendable {
         runner.liveStreamResults(bufferingNewest: limit)
     }
 
-    /// Live-stream frames dropped so far because the previous frame was still being processed.
+    /// Live-stream frames dropped so far because the previous frame was still being processed or
+    /// delivered.
     public var droppedFrameCount: Int { runner.droppedFrameCount }
 
     /// Live-stream mode: waits until every accepted frame has been processed and its result

@@ -7,7 +7,7 @@
 /// MediaPipe's iOS API uses.
 ///
 /// Called on one private serial queue of the recognizer, once per processed frame, in
-/// timestamp order; frames dropped because the previous one was still being processed get no
+/// timestamp order; frames dropped because the previous one was still being processed or delivered get no
 /// call (see `GestureRecognizer.droppedFrameCount`). Hop to your own queue or actor for UI
 /// work.
 public protocol GestureRecognizerLiveStreamDelegate: AnyObject, Sendable {

@@ -25,7 +25,8 @@ import Foundation
 ///   `numPoses` are tracked) and, with `numPoses == 1`, landmarks are smoothed over time.
 /// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results
 ///   reach the options' `poseLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
-///   frame that arrives while the previous one is still being processed is dropped.
+///   frame that arrives while the previous one is still being processed, or its result is
+///   still with the delegate, is dropped: a slow delegate drops frames, results never queue.
 ///
 /// In Swift concurrency, `try await detect(image)` and
 /// `try await detect(frame, timestampInMilliseconds:)` do the image- and video-mode work
@@ -136,7 +137,8 @@ public final class PoseLandmarker: @unchecked Sendable {
         runner.liveStreamResults(bufferingNewest: limit)
     }
 
-    /// Live-stream frames dropped so far because the previous frame was still being processed.
+    /// Live-stream frames dropped so far because the previous frame was still being processed or
+    /// delivered.
     public var droppedFrameCount: Int { runner.droppedFrameCount }
 
     /// Live-stream mode: waits until every accepted frame has been processed and its result

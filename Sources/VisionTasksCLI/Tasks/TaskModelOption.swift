@@ -9,11 +9,13 @@ struct TaskModelOption: ParsableArguments {
         valueName: "model"))
     var model: String?
 
-    @Option(help: "Threads each model runs on; the default is one per active core.")
+    @Option(help: "Threads each model runs on, 1 to 4 per active core; the default is one per active core.")
     var threads: Int = BaseOptions.defaultNumThreads
 
     func validate() throws {
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard threads >= 1, threads <= BaseOptions.maxNumThreads else {
+            throw ValidationError("--threads must be between 1 and \(BaseOptions.maxNumThreads) (4 per active core), got \(threads)")
+        }
     }
 
     /// The model's path: `--model` (as given, or by name in the model folder), else the
