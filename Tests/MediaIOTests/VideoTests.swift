@@ -87,6 +87,36 @@ final class VideoTests: XCTestCase {
         XCTAssertThrowsError(try VideoReader(path: stub.path).nextFrame()) { XCTAssertTrue($0 is MediaError) }
     }
 
+    /// A clip whose edit list starts 2.3 s in (what `ffmpeg -ss 2.3 -i clip.mp4 -c copy` writes):
+    /// FFmpeg discards the samples before the edit, so fewer frames than the container's sample
+    /// count come out. That is a valid file, not a truncated one (issue 16: it was "is
+    /// truncated: declares 202 frames" and exit 1).
+    func testEditListGivesFewerFramesThanDeclaredWithoutAnError() throws {
+        var bytes = [UInt8](try Data(contentsOf: try SharedTestData.file("media/video_pose_squats.mp4")))
+        // The clip: 65 frames at 5 fps, media timescale 10240, one edit starting at media time 0.
+        let elst = try XCTUnwrap(Self.find(Array("elst".utf8), in: bytes))
+        let mediaTime = elst + 4 + 4 + 4 + 4 // type, version+flags, entry count, segment duration
+        XCTAssertEqual(Array(bytes[mediaTime..<mediaTime + 4]), [0, 0, 0, 0])
+        let start = UInt32(2.3 * 10240)
+        for i in 0..<4 { bytes[mediaTime + i] = UInt8(truncatingIfNeeded: start >> (24 - 8 * i)) }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cut = dir.appendingPathComponent("cut.mp4")
+        try Data(bytes).write(to: cut)
+        let reader = try VideoReader(path: cut.path)
+        XCTAssertEqual(reader.info.declaredFrameCount, 65)
+        var frames = 0
+        while try reader.nextFrame() != nil { frames += 1 }
+        XCTAssertGreaterThan(frames, 40)
+        XCTAssertLessThan(frames, 65, "the samples before the edit are discarded")
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+
     /// Flipped bytes: frames or typed errors, never a crash or a hang.
     func testCorruptVideoNeverCrashes() throws {
         let url = try SharedTestData.file("media/video_hand_samples_test.mp4")

@@ -54,6 +54,17 @@ final class OutputSafetyTests: XCTestCase {
         return (ok, processor)
     }
 
+    /// A character device for the tests to write to: a private node in the test folder (as
+    /// root, so that a regression replaces only that node, never the system's `/dev/null` or
+    /// `/dev/full`), else the system's own, which a non-root user cannot replace.
+    private func device(_ name: String, minor: UInt32) throws -> String {
+        let node = path(name)
+        // makedev(1, minor), a macro Swift does not import.
+        if mknod(node, S_IFCHR | 0o666, dev_t((1 << 8) | minor)) == 0 { return node }
+        guard getuid() != 0 else { throw XCTSkip("cannot create a device node in \(dir.path)") }
+        return "/dev/\(name)"
+    }
+
     private func fileType(_ path: String) -> mode_t {
         var info = stat()
         return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
@@ -102,8 +113,9 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: target, encoding: .utf8).contains("\"size\""))
         XCTAssertEqual(try (fm.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber)?.intValue, 0o640)
         // A character device stays a device (before: as root, /dev/null became a regular file).
-        XCTAssertTrue(try run([input, "-o", "/dev/null"]).ok)
-        XCTAssertEqual(fileType("/dev/null"), S_IFCHR)
+        let null = try device("null", minor: 3)
+        XCTAssertTrue(try run([input, "-o", null]).ok)
+        XCTAssertEqual(fileType(null), S_IFCHR)
         // A FIFO is written to, not replaced.
         let fifo = path("pipe")
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
@@ -121,17 +133,19 @@ final class OutputSafetyTests: XCTestCase {
 
     func testFullDiskIsAnErrorForFilesAndStandardOutput() throws {
         let input = try image("in.png")
+        let full = try device("full", minor: 7)
         // Before: SIGILL from a `try!` in RecordWriter.
-        XCTAssertThrowsError(try run([input, "-o", "/dev/full"])) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
+        XCTAssertThrowsError(try run([input, "-o", full])) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
+        XCTAssertEqual(fileType(full), S_IFCHR)
         // Before: stdout on a full disk exited 0 with truncated output.
         let saved = dup(STDOUT_FILENO)
-        let full = open("/dev/full", O_WRONLY)
-        XCTAssertGreaterThanOrEqual(full, 0)
+        let fullDescriptor = open(full, O_WRONLY)
+        XCTAssertGreaterThanOrEqual(fullDescriptor, 0)
         fflush(nil)
-        dup2(full, STDOUT_FILENO)
+        dup2(fullDescriptor, STDOUT_FILENO)
         let outcome = Result { try run([input, "--output-format", "jsonl"]) }
         dup2(saved, STDOUT_FILENO)
-        close(full)
+        close(fullDescriptor)
         close(saved)
         XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
     }

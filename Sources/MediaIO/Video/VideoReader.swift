@@ -42,6 +42,8 @@ public final class VideoReader: Sequence, AsyncSequence {
     private var lastTimestamp = -1
     private var draining = false
     private var finished = false
+    /// Packets of the video stream demuxed so far (discarded ones included).
+    private var packetCount = 0
     private var decodeErrors = 0
     private var lastDecodeError = ""
     private var readError: String?
@@ -175,6 +177,7 @@ public final class VideoReader: Sequence, AsyncSequence {
             }
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
+            packetCount += 1
             let sent = avcodec_send_packet(codec, packet)
             if sent < 0, sent != Self.tryAgain {
                 decodeErrors += 1
@@ -188,11 +191,14 @@ public final class VideoReader: Sequence, AsyncSequence {
         if let readError {
             throw MediaError(source: path, reason: .truncated("reading stopped after \(nextIndex) frame(s): \(readError)\(undecoded)"))
         }
-        // MP4/MOV index every frame up front, so fewer frames than declared means the data was cut.
+        // MP4/MOV index every sample up front, so fewer packets than declared means the data
+        // was cut. The declared count is a hint about packets, not frames: an edit list (a clip
+        // cut with `ffmpeg -ss ... -c copy`) makes FFmpeg demux and discard the samples before
+        // its start, so fewer frames than declared is normal.
         if let declared = info.declaredFrameCount, info.containerName.contains("mp4") || info.containerName.contains("mov"),
-           nextIndex < declared {
+           packetCount < declared {
             throw MediaError(source: path, reason: .truncated(
-                "the file declares \(declared) frames, only \(nextIndex) could be read\(undecoded)"))
+                "the file declares \(declared) frames, only \(packetCount) could be read\(undecoded)"))
         }
         if decodeErrors > 0 {
             throw MediaError(source: path, reason: .corrupt(
