@@ -42,6 +42,24 @@ final class BadImageTests: XCTestCase {
         }
     }
 
+    /// 12-bit and lossless JPEGs are valid files libjpeg does not decode: "unsupported", not
+    /// "corrupt" (issue 16). Made from an 8-bit baseline JPEG by changing its frame header.
+    func testTwelveBitAndLosslessJPEGsAreUnsupportedNotCorrupt() throws {
+        let pixels = try PixelBuffer(width: 16, height: 8, format: .rgb8, bytes: [UInt8](repeating: 128, count: 16 * 8 * 3))
+        let baseline = try ImageEncoder.jpeg(pixels)
+        let sof = try XCTUnwrap((0..<baseline.count - 1).first { baseline[$0] == 0xFF && baseline[$0 + 1] == 0xC0 })
+        var twelveBit = baseline
+        twelveBit[sof + 1] = 0xC1 // extended sequential
+        twelveBit[sof + 4] = 12 // sample precision
+        var lossless = baseline
+        lossless[sof + 1] = 0xC3
+        for (name, bytes) in [("12-bit", twelveBit), ("lossless", lossless)] {
+            let found = reason { try ImageDecoder.decode(Data(bytes), source: name) }
+            guard case .unsupportedFormat(let detail) = found else { return XCTFail("\(name): \(String(describing: found))") }
+            XCTAssertTrue(detail.contains("Unsupported JPEG"), detail)
+        }
+    }
+
     func testTruncatedJPEGAndPNG() throws {
         for name in ["media/neg_banana.jpg", "media/pose_fullbody_yoga_warrior.jpg", "media/hand_closed_fist_01_frame_from_asl_video.png"] {
             let bytes = [UInt8](try Data(contentsOf: try SharedTestData.file(name)))

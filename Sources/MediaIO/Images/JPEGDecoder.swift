@@ -203,7 +203,9 @@ enum JPEGDecoder {
 
     private static func failure(_ reader: UnsafeMutablePointer<vt_jpeg_reader>, source: String, fatal: Bool) -> MediaError {
         let message = cString(&reader.pointee.errors.message)
-        if message.contains("Not a JPEG file") {
+        // Valid JPEGs that libjpeg does not decode (12-bit samples, lossless and hierarchical
+        // processes, arithmetic coding in some builds) are unsupported, not corrupt.
+        if message.contains("Not a JPEG file") || message.hasPrefix("Unsupported") || message.contains("not supported") {
             return MediaError(source: source, reason: .unsupportedFormat(message))
         }
         if message.contains("Empty input") {
