@@ -201,6 +201,67 @@ final class OutputSafetyTests: XCTestCase {
         }
         XCTAssertNoThrow(try MediaOptions.parse(["x.rgb", "--raw", "2x2:rgb24", "--fps", "1000"]))
     }
+
+    // MARK: - Refusals and messages (low)
+
+    func testOptionsThatDoNothingAreRefusedOrWarned() throws {
+        // Before: `gesture --masks` was accepted and ignored (an empty directory was created).
+        XCTAssertThrowsError(try GestureCommand.parse(["x.jpg", "--masks", path("m")]))
+        XCTAssertThrowsError(try HandsCommand.parse(["x.jpg", "--masks", path("m")]))
+        XCTAssertFalse(fm.fileExists(atPath: path("m")))
+        // Before: NaN was accepted here while every other option refused it.
+        XCTAssertThrowsError(try GestureCommand.parse(["x.jpg", "--score-threshold", "nan"]))
+        XCTAssertThrowsError(try GestureCommand.parse(["x.jpg", "--custom-score-threshold", "nan"]))
+        // Before: `--allow Bogus` or `--allow thumb_up` filtered nothing without a word.
+        XCTAssertEqual(GestureCommand.unknownCannedNames("Bogus, thumb_up,Thumb_Up"), ["Bogus", "thumb_up"])
+        XCTAssertEqual(GestureCommand.unknownCannedNames("None,Victory"), [])
+    }
+
+    func testAnnotationExtensionMustMatchTheInput() throws {
+        let input = try image("in.png")
+        // Before: an image annotated to .mp4 got a PNG under that name, a video to .png an MP4.
+        XCTAssertThrowsError(try run([input, "--annotate", path("drawn.mp4")])) { XCTAssertTrue("\($0)".contains("image file"), "\($0)") }
+        let raw = path("frames.rgb")
+        try Data(repeating: 0, count: 2 * 2 * 3 * 2).write(to: URL(fileURLWithPath: raw))
+        XCTAssertThrowsError(try run([raw, "--raw", "2x2:rgb24", "--annotate", path("drawn.png")])) {
+            XCTAssertTrue("\($0)".contains("video file"), "\($0)")
+        }
+        XCTAssertFalse(fm.fileExists(atPath: path("drawn.mp4")))
+        XCTAssertFalse(fm.fileExists(atPath: path("drawn.png")))
+    }
+
+    func testMessagesSayWhatIsWrong() throws {
+        let input = try image("in.png")
+        // Before: a raw NSCocoaErrorDomain error.
+        try Data().write(to: URL(fileURLWithPath: path("file")))
+        XCTAssertThrowsError(try run([input, "--masks", path("file"), "-o", path("o.json")])) {
+            XCTAssertTrue("\($0)".contains("is a file, not a directory"), "\($0)")
+        }
+        // Before: "more than the 65535 a side" for a 30000x30000 image.
+        let huge = MediaError(source: "x.png", reason: .tooLarge(width: 30000, height: 30000)).description
+        XCTAssertTrue(huge.contains("900000000 pixels") && !huge.contains("a side"), huge)
+        // Before: only the current directory's path was named.
+        XCTAssertThrowsError(try TaskModelOption.locate("nosuch-\(UUID().uuidString).task")) {
+            XCTAssertTrue("\($0)".contains(ModelStore().directory.path), "\($0)")
+        }
+        // Before: "/dev/zero: is empty".
+        let found = InputEnumerator.enumerate(["/dev/zero"], raw: false)
+        XCTAssertTrue(found.inputs.isEmpty)
+        XCTAssertTrue(found.problems.first?.contains("is a device") ?? false, "\(found.problems)")
+    }
+
+    func testWronglySizedRawFileFailsBeforeTheFirstFrame() throws {
+        let raw = path("frames.rgb")
+        // Five frames' worth of 4x4 rgb24 read as 3x3: 240 bytes are not a whole number of 27-byte frames.
+        try Data(repeating: 0, count: 4 * 4 * 3 * 5).write(to: URL(fileURLWithPath: raw))
+        XCTAssertThrowsError(try RawFrameReader(path: raw, spec: RawFrameSpec(parsing: "3x3:rgb24"))) {
+            // Before: frames of garbage, then "frame 8 has 24 of 27 bytes (3x3 rgb8)" at the end.
+            XCTAssertTrue("\($0)".contains("3x3 rgb24 frames"), "\($0)")
+        }
+        let result = try run([raw, "--raw", "3x3:rgb24", "-o", path("o.jsonl")])
+        XCTAssertFalse(result.ok)
+        XCTAssertTrue(result.processor.processed.isEmpty, "no garbage frame is processed")
+    }
 }
 
 private final class ReceivedBytes: @unchecked Sendable {

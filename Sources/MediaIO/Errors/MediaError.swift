@@ -49,8 +49,12 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncated(let detail): what = "is truncated: \(detail)"
         case .corrupt(let detail): what = "is corrupt: \(detail)"
         case .tooLarge(let width, let height):
-            what = "declares \(width)x\(height) pixels, more than the \(ImageLimits.maxSide) a side"
-                + " or \(ImageLimits.maxPixels) pixels allowed"
+            // Name the limit that was exceeded: a 30000x30000 image is within the side limit.
+            if width > ImageLimits.maxSide || height > ImageLimits.maxSide {
+                what = "declares \(width)x\(height) pixels, more than the \(ImageLimits.maxSide) a side allowed"
+            } else {
+                what = "declares \(width)x\(height) = \(width * height) pixels, more than the \(ImageLimits.maxPixels) allowed"
+            }
         case .invalidArgument(let detail): what = "is not a valid image: \(detail)"
         case .videoDecoding(let detail): what = "cannot be decoded as video: \(detail)"
         case .encoding(let detail): what = "cannot be written: \(detail)"

@@ -22,7 +22,10 @@ struct MediaDriver {
         let progress = ProgressReporter(enabled: !options.noProgress, totalFiles: found.inputs.count)
         defer { progress.finish() }
         let annotateDirectory = Self.isDirectoryTarget(options.annotate, inputCount: found.inputs.count)
-        if let annotate = options.annotate, !annotateDirectory { try inputFiles.checkNotAnInput(annotate) }
+        if let annotate = options.annotate, !annotateDirectory {
+            try inputFiles.checkNotAnInput(annotate)
+            if let first = found.inputs.first { try Self.checkAnnotationExtension(annotate, video: first.kind != .image) }
+        }
         if let masks = options.masks { try Self.createDirectory(masks, option: "--masks") }
         if annotateDirectory, let annotate = options.annotate { try Self.createDirectory(annotate, option: "--annotate") }
 
@@ -167,6 +170,22 @@ struct MediaDriver {
             index += 1
         }
         try videoWriter?.finish()
+    }
+
+    /// Extensions `--annotate` may have: the drawn image's formats, the drawn video's containers.
+    static let annotatedImageExtensions: Set<String> = ["png", "jpg", "jpeg"]
+    static let annotatedVideoExtensions: Set<String> = ["mp4", "mov", "mkv", "webm", "avi"]
+
+    /// Refuses an `--annotate` file whose extension says another kind of file than the input
+    /// gives (a video drawn to `x.png` was written as an MP4 under that name, an image drawn to
+    /// `x.mp4` as a PNG).
+    static func checkAnnotationExtension(_ path: String, video: Bool) throws {
+        let ext = (path as NSString).pathExtension.lowercased()
+        let allowed = video ? annotatedVideoExtensions : annotatedImageExtensions
+        guard !allowed.contains(ext) else { return }
+        throw OutputError(description: video
+            ? "--annotate \(path): a video is drawn to a video file (.mp4, .mov, .mkv, .webm or .avi)"
+            : "--annotate \(path): an image is drawn to an image file (.png or .jpg)")
     }
 
     /// Creates an output directory (and its parents); a clear error when a file is in the way.

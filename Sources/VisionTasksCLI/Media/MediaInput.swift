@@ -69,6 +69,11 @@ enum InputEnumerator {
                 continue
             }
             if !isDirectory.boolValue {
+                var info = stat()
+                if !raw, stat(argument, &info) == 0, [S_IFCHR, S_IFBLK, S_IFSOCK].contains(info.st_mode & S_IFMT) {
+                    result.problems.append("\(argument): is a device or socket, not an image or video file")
+                    continue
+                }
                 let kind: MediaInput.Kind = raw ? .raw : (MediaInput.kind(ofFile: argument, strict: true) ?? .image)
                 result.inputs.append(MediaInput(path: argument, kind: kind))
                 continue

@@ -27,7 +27,7 @@ struct MediaOptions: ParsableArguments {
         valueName: "out"))
     var annotate: String?
 
-    @Option(help: ArgumentHelp("Write segmentation masks as PNG files into this directory (pose).", valueName: "dir"))
+    @Option(help: ArgumentHelp("pose only: write segmentation masks as PNG files into this directory.", valueName: "dir"))
     var masks: String?
 
     @Option(help: ArgumentHelp(

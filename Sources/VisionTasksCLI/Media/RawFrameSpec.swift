@@ -7,6 +7,8 @@ struct RawFrameSpec: Sendable, Equatable {
     var width: Int
     var height: Int
     var format: PixelFormat
+    /// The format's name as given (`rgb24`), for messages.
+    var formatName: String
 
     /// FFmpeg's pixel format names, and ours.
     static let formatNames: [String: PixelFormat] = [
@@ -28,6 +30,7 @@ struct RawFrameSpec: Sendable, Equatable {
         width = size[0]
         height = size[1]
         self.format = format
+        formatName = parts[1].lowercased()
     }
 
     /// Bytes in one frame.
@@ -55,6 +58,15 @@ final class RawFrameReader {
                 throw MediaError(source: path, reason: .unreadable("permission denied or I/O error"))
             }
             handle = h
+            // A file that is not a whole number of frames is the wrong size or format: say so
+            // before processing garbage frames, not after the last one.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            if attributes?[.type] as? FileAttributeType == .typeRegular, let size = (attributes?[.size] as? NSNumber)?.intValue,
+               size % spec.frameByteCount != 0 {
+                throw MediaError(source: path, reason: .truncated(
+                    "\(size) bytes is not a whole number of \(spec.width)x\(spec.height) \(spec.formatName) frames"
+                        + " (\(spec.frameByteCount) bytes each): check --raw"))
+            }
         }
     }
 
@@ -80,7 +92,7 @@ final class RawFrameReader {
         }
         guard data.count == size else {
             throw MediaError(source: source, reason: .truncated(
-                "frame \(index) has \(data.count) of \(size) bytes (\(spec.width)x\(spec.height) \(spec.format.rawValue))"))
+                "frame \(index) has \(data.count) of \(size) bytes (\(spec.width)x\(spec.height) \(spec.formatName))"))
         }
         index += 1
         return try PixelBuffer(width: spec.width, height: spec.height, format: spec.format, bytes: [UInt8](data), source: source)

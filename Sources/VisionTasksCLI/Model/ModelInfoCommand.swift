@@ -9,10 +9,11 @@ struct ModelInfoCommand: ParsableCommand {
         abstract: "Print a model's inputs, outputs, operators and metadata (normalisation, labels)."
     )
 
-    @Argument(help: "A .tflite model file.")
+    @Argument(help: "A .tflite model file: a path, or a file name in the model folder (as --model).")
     var file: String
 
     func run() throws {
+        let file = try TaskModelOption.locate(self.file)
         let model: Model
         do {
             model = try Model(contentsOf: URL(fileURLWithPath: file))

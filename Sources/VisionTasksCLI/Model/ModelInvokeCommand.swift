@@ -15,7 +15,7 @@ struct ModelInvokeCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "A .tflite model file.")
+    @Argument(help: "A .tflite model file: a path, or a file name in the model folder (as --model).")
     var file: String
 
     @Option(name: .customLong("input"), help: "A raw float32 input file (repeat for each input, in order).")
@@ -28,6 +28,7 @@ struct ModelInvokeCommand: ParsableCommand {
     var threads: Int?
 
     func run() throws {
+        let file = try TaskModelOption.locate(self.file)
         let model: Model
         do {
             model = try Model(contentsOf: URL(fileURLWithPath: file))

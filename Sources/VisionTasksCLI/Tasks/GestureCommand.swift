@@ -51,6 +51,10 @@ struct GestureCommand: ParsableCommand {
     var customDeny: String?
 
     mutating func validate() throws {
+        if media.masks != nil { throw ValidationError("--masks is for pose: gestures have no segmentation masks") }
+        for (flag, value) in [("--score-threshold", scoreThreshold), ("--custom-score-threshold", customScoreThreshold)] {
+            if let value, !value.isFinite { throw ValidationError("\(flag) must be a number, got \(value)") }
+        }
         if allow != nil && deny != nil { throw ValidationError("--allow and --deny cannot be used together") }
         if customAllow != nil && customDeny != nil {
             throw ValidationError("--custom-allow and --custom-deny cannot be used together")
@@ -67,7 +71,22 @@ struct GestureCommand: ParsableCommand {
             scoreThreshold: threshold ?? 0, categoryAllowlist: names(allow), categoryDenylist: names(deny))
     }
 
+    /// Names in `--allow` or `--deny` that are not canned gestures: MediaPipe ignores them
+    /// silently, so a typo (`thumb_up`) would filter nothing without a word.
+    static func unknownCannedNames(_ list: String?) -> [String] {
+        let known = Set(CannedGesture.allCases.map(\.rawValue))
+        return (classifier(threshold: nil, allow: list, deny: nil)?.categoryAllowlist ?? []).filter { !known.contains($0) }
+    }
+
     func run() throws {
+        for (flag, list) in [("--allow", allow), ("--deny", deny)] {
+            let unknown = Self.unknownCannedNames(list)
+            if !unknown.isEmpty {
+                MediaDriver.report(
+                    "warning: \(flag): no canned gesture is named \(unknown.joined(separator: ", ")) (names are case-sensitive: "
+                        + CannedGesture.allCases.map(\.rawValue).joined(separator: ", ") + "); such names match nothing")
+            }
+        }
         var processor = TaskFrameProcessor.gestures(
             modelPath: try hands.model.modelPath(default: .gestureRecognizerBundle), settings: hands,
             canned: Self.classifier(threshold: scoreThreshold, allow: allow, deny: deny),

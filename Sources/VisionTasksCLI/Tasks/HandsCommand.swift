@@ -28,6 +28,10 @@ struct HandsCommand: ParsableCommand {
     @OptionGroup var media: MediaOptions
     @OptionGroup var hands: HandsTaskOptions
 
+    func validate() throws {
+        if media.masks != nil { throw ValidationError("--masks is for pose: hands have no segmentation masks") }
+    }
+
     func run() throws {
         var processor = TaskFrameProcessor.hands(
             modelPath: try hands.model.modelPath(default: .handLandmarkerBundle), settings: hands)

@@ -24,8 +24,19 @@ struct TaskModelOption: ParsableArguments {
         guard let model else {
             return try ModelProvisioning.ensureInstalled([file]).path(for: file).path
         }
-        if FileManager.default.fileExists(atPath: model) || model.contains("/") { return model }
-        let installed = ModelStore().directory.appendingPathComponent(model).path
-        return FileManager.default.fileExists(atPath: installed) ? installed : model
+        return try Self.locate(model)
+    }
+
+    /// A model file named on the command line: the path as given if it exists, else (for a
+    /// bare file name) that name in the model folder. Throws naming every place looked in.
+    /// `--model` and `vision-tasks model info|invoke` find files the same way.
+    static func locate(_ model: String) throws -> String {
+        if FileManager.default.fileExists(atPath: model) { return model }
+        let folder = ModelStore().directory
+        guard !model.contains("/") else { return model } // a path: the loader says what is wrong
+        let installed = folder.appendingPathComponent(model).path
+        if FileManager.default.fileExists(atPath: installed) { return installed }
+        throw ValidationError(
+            "\(model): no such model file, neither here nor in the model folder \(folder.path) ('vision-tasks models list' shows what is there)")
     }
 }
