@@ -217,6 +217,14 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(GestureCommand.unknownCannedNames("None,Victory"), [])
     }
 
+    func testHelpTexts() {
+        // Before: hard line breaks inside sentences, re-wrapped by the terminal.
+        let pose = PoseCommand.helpMessage(columns: 400)
+        XCTAssertTrue(pose.contains("frame to frame and, with --num-poses 1, smoothed over time"), pose)
+        // --masks is shared by every task command's options: its help says it is pose only.
+        XCTAssertTrue(GestureCommand.helpMessage(columns: 400).contains("pose only: write segmentation masks"))
+    }
+
     func testAnnotationExtensionMustMatchTheInput() throws {
         let input = try image("in.png")
         // Before: an image annotated to .mp4 got a PNG under that name, a video to .png an MP4.

@@ -133,7 +133,9 @@ final class PoseCommandTests: XCTestCase {
         _ = try SharedTestData.installedModel("pose_landmarker_full.task")
         let image = try SharedTestData.file("media/pose_fullbody_yoga_warrior.jpg").path
         let text = try run([image, "--output-format", "text"], model: false)
-        XCTAssertEqual(text, "\(image): 1 pose\n")
+        // Before: only "1 pose"; now where the pose is and how much of it is visible.
+        XCTAssertTrue(text.hasPrefix("\(image): 1 pose: x 0."), text)
+        XCTAssertTrue(text.hasSuffix("/33 landmarks visible\n"), text)
         let oneThread = try run([image, "--output-format", "json", "--threads", "1"])
         let allThreads = try run([image, "--output-format", "json"])
         XCTAssertEqual(oneThread, allThreads, "the thread count must not change results")

@@ -90,7 +90,10 @@ vt_ensure_neon_tools() {
 
 # Builds everything but the tests, in release, with the flags the tests use.
 vt_build() {
-    vt_log "building (swift build ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
+    # Said only before a first build (no tool built yet); later runs are no-op or incremental builds.
+    if [ ! -x "$VT_ROOT/.build/release/vision-tasks" ]; then
+        vt_log "building (swift build ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
+    fi
     swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" >&2
 }
 

@@ -14,6 +14,7 @@ package struct VisionTaskSetup: Sendable {
     /// Errors: `.invalidArgument` for a live-stream delegate that does not match the running
     /// mode or `baseOptions.numThreads` below 1; the model bundle's errors (`ModelAsset`).
     package init(baseOptions: BaseOptions, runningMode: RunningMode, hasLiveStreamDelegate: Bool) throws {
+        DebugBuildWarning.warnIfDebugBuild()
         try runningMode.checkLiveStreamDelegate(isSet: hasLiveStreamDelegate)
         threadCount = try baseOptions.threadCount()
         asset = try ModelAsset(baseOptions: baseOptions)

@@ -8,14 +8,14 @@ struct PoseCommand: ParsableCommand {
         commandName: "pose",
         abstract: "Find body pose landmarks (33 per person) and segmentation masks in images and videos.",
         discussion: """
-            Images run in image mode; videos in video mode (poses tracked from frame to frame and,
-            with --num-poses 1, smoothed over time, as MediaPipe does). Results are JSON in the
-            form of MediaPipe's reference files: per pose, `landmarks` (normalised x, y, z with
-            visibility and presence) and `worldLandmarks` (metres); with masks, `segmentationMasks`
+            Images run in image mode; videos in video mode (poses tracked from frame to frame and, \
+            with --num-poses 1, smoothed over time, as MediaPipe does). Results are JSON in the \
+            form of MediaPipe's reference files: per pose, `landmarks` (normalised x, y, z with \
+            visibility and presence) and `worldLandmarks` (metres); with masks, `segmentationMasks` \
             summarised as width, height, mean and a 16x16 grid of cell means.
 
-            The model defaults to pose_landmarker_full.task in the model folder (installed on first
-            use). Google's official pose_landmarker_lite.task and pose_landmarker_heavy.task work
+            The model defaults to pose_landmarker_full.task in the model folder (installed on first \
+            use). Google's official pose_landmarker_lite.task and pose_landmarker_heavy.task work \
             too: pass them with --model.
 
             Examples:

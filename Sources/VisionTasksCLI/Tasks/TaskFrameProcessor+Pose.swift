@@ -34,12 +34,18 @@ extension TaskFrameProcessor where Task == PoseLandmarker {
             })
     }
 
-    /// "no pose", "1 pose", "2 poses".
+    /// "no pose", or per pose where it is and how much of it is visible:
+    /// "1 pose: x 0.21-0.78 y 0.05-0.98, 31/33 landmarks visible".
     static func poseSummary(_ result: PoseLandmarkerResult) -> String {
-        switch result.landmarks.count {
-        case 0: return "no pose"
-        case 1: return "1 pose"
-        case let n: return "\(n) poses"
+        let count = result.landmarks.count
+        guard count > 0 else { return "no pose" }
+        let poses = result.landmarks.map { pose -> String in
+            let xs = pose.map(\.x), ys = pose.map(\.y)
+            let visible = pose.filter { ($0.visibility ?? 0) >= 0.5 }.count
+            return String(
+                format: "x %.2f-%.2f y %.2f-%.2f, %d/%d landmarks visible", xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0,
+                ys.max() ?? 0, visible, pose.count)
         }
+        return "\(count) pose\(count == 1 ? "" : "s"): " + poses.joined(separator: "; ")
     }
 }

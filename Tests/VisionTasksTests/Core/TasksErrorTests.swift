@@ -65,4 +65,15 @@ final class TasksErrorTests: XCTestCase {
             }
         }
     }
+
+    /// A debug build of the library warns once when a task is created (a consumer's plain
+    /// `swift build` runs the models about 100 times slower); a release build says nothing.
+    func testDebugBuildWarning() {
+        #if DEBUG
+        XCTAssertTrue(DebugBuildWarning.isDebugBuild)
+        #else
+        XCTAssertFalse(DebugBuildWarning.isDebugBuild)
+        #endif
+        XCTAssertTrue(DebugBuildWarning.message.contains("-c release"))
+    }
 }
