@@ -234,6 +234,10 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertThrowsError(try run([raw, "--raw", "2x2:rgb24", "--annotate", path("drawn.png")])) {
             XCTAssertTrue("\($0)".contains("video file"), "\($0)")
         }
+        // Found in the hostile pass: -o and --annotate on one file gave a file that was neither.
+        XCTAssertThrowsError(try run([input, "-o", path("same.png"), "--annotate", path("./same.png")])) {
+            XCTAssertTrue("\($0)".contains("same file"), "\($0)")
+        }
         XCTAssertFalse(fm.fileExists(atPath: path("drawn.mp4")))
         XCTAssertFalse(fm.fileExists(atPath: path("drawn.png")))
     }

@@ -33,8 +33,12 @@ struct ClassificationPostprocessor: Sendable, Equatable {
             self.categoryDenylist = categoryDenylist
         }
 
-        /// MediaPipe's checks of classifier options (`SanityCheckClassifierOptions`).
+        /// MediaPipe's checks of classifier options (`SanityCheckClassifierOptions`), and a NaN
+        /// score threshold (which MediaPipe does not check: every category would be dropped).
         func validate(_ name: String) throws {
+            guard !scoreThreshold.isNaN else {
+                throw TasksError.invalidArgument("Invalid `scoreThreshold` option of \(name): NaN.")
+            }
             guard maxResults != 0 else {
                 throw TasksError.invalidArgument("Invalid `maxResults` option of \(name): value must be != 0.")
             }

@@ -24,6 +24,9 @@ struct MediaDriver {
         let annotateDirectory = Self.isDirectoryTarget(options.annotate, inputCount: found.inputs.count)
         if let annotate = options.annotate, !annotateDirectory {
             try inputFiles.checkNotAnInput(annotate)
+            if let output = options.output, Self.sameFile(output, annotate) {
+                throw OutputError(description: "-o and --annotate name the same file \(annotate); give two files")
+            }
             if let first = found.inputs.first { try Self.checkAnnotationExtension(annotate, video: first.kind != .image) }
         }
         if let masks = options.masks { try Self.createDirectory(masks, option: "--masks") }
@@ -170,6 +173,15 @@ struct MediaDriver {
             index += 1
         }
         try videoWriter?.finish()
+    }
+
+    /// Whether two output paths name one file: the same path once made absolute, or (when both
+    /// exist) the same device and inode.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        if absolute(a) == absolute(b) { return true }
+        guard let first = FileIdentity(path: a), let second = FileIdentity(path: b) else { return false }
+        return first == second
     }
 
     /// Extensions `--annotate` may have: the drawn image's formats, the drawn video's containers.

@@ -126,6 +126,9 @@ final class GestureRecognizerTests: XCTestCase {
         let zero = try self.options()
         zero.customGesturesClassifierOptions = ClassifierOptions(maxResults: 0)
         assertInvalidArgument(try GestureRecognizer(options: zero), containing: "maxResults")
+        let nan = try self.options()
+        nan.cannedGesturesClassifierOptions = ClassifierOptions(scoreThreshold: .nan)
+        assertInvalidArgument(try GestureRecognizer(options: nan), containing: "scoreThreshold")
         let missing = GestureRecognizerOptions()
         missing.baseOptions.modelAssetPath = "/nonexistent/gesture_recognizer.task"
         XCTAssertThrowsError(try GestureRecognizer(options: missing)) { error in
