@@ -238,6 +238,10 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertThrowsError(try run([input, "-o", path("same.png"), "--annotate", path("./same.png")])) {
             XCTAssertTrue("\($0)".contains("same file"), "\($0)")
         }
+        // Found in the hostile pass: an --annotate file that cannot be created failed only after
+        // the records were written; now before anything is read or written.
+        XCTAssertThrowsError(try run([input, "-o", path("o.json"), "--annotate", path("no/such/folder/x.png")]))
+        XCTAssertFalse(fm.fileExists(atPath: path("o.json")))
         XCTAssertFalse(fm.fileExists(atPath: path("drawn.mp4")))
         XCTAssertFalse(fm.fileExists(atPath: path("drawn.png")))
     }

@@ -28,6 +28,7 @@ struct MediaDriver {
                 throw OutputError(description: "-o and --annotate name the same file \(annotate); give two files")
             }
             if let first = found.inputs.first { try Self.checkAnnotationExtension(annotate, video: first.kind != .image) }
+            try OutputFile.checkWritable(annotate)
         }
         if let masks = options.masks { try Self.createDirectory(masks, option: "--masks") }
         if annotateDirectory, let annotate = options.annotate { try Self.createDirectory(annotate, option: "--annotate") }

@@ -81,7 +81,10 @@ final class RawFrameReader {
             do {
                 chunk = try handle.read(upToCount: size - data.count)
             } catch {
-                throw MediaError(source: source, reason: .unreadable(String(describing: error)))
+                // The POSIX reason ("Bad file descriptor" for a closed stdin), not Foundation's wrapper.
+                let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+                let reason = posix.map { String(cString: strerror(Int32($0.code))) } ?? String(describing: error)
+                throw MediaError(source: source, reason: .unreadable(reason))
             }
             guard let chunk, !chunk.isEmpty else { break }
             data.append(chunk)
