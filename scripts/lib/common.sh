@@ -97,6 +97,25 @@ vt_build() {
     swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" >&2
 }
 
+# Runs `swift test` with the build flags and the given arguments, then, when tests were skipped
+# (XCTest counts them as passed), says loudly how many and why. Returns swift test's status.
+vt_run_tests() {
+    local log status skipped
+    log="$(mktemp)"
+    set +e
+    swift test --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" "$@" 2>&1 | tee "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+    skipped=$(grep -c "^Test Case '.*' skipped" "$log" || true)
+    if [ "$skipped" -gt 0 ]; then
+        vt_log "WARNING: $skipped test(s) were SKIPPED, not run. Reasons (count, message):"
+        grep -o "Test skipped - .*" "$log" | sed -e 's/^Test skipped - //' -e 's/: [^ ]*$//' | sort | uniq -c | sort -rn | head -5 >&2
+        vt_log "with the shared test data at ../shared/testdata (or \$VISION_TASKS_TESTDATA) they run; CI=true makes them fail"
+    fi
+    rm -f "$log"
+    return "$status"
+}
+
 # The built tool (asks SwiftPM once, then remembers).
 VT_TOOL=""
 vt_tool() {
