@@ -41,17 +41,21 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]), .brew(["ffmpeg"])]),
 
-        // Image and video decoding/encoding, pixel formats, drawing.
-        .target(name: "MediaIO", dependencies: ["CJPEG", "CPNG", "CFFmpeg", "CKernels"]),
-
-        // MediaPipe Tasks Vision compatible API: bundles, images, hand landmarks, gestures, pose.
+        // MediaPipe Tasks Vision compatible API: bundles, images from pixels in memory (pixel
+        // formats and conversions), hand landmarks, gestures, pose. No system libraries: a package
+        // that depends on this product builds without FFmpeg, libjpeg or libpng
+        // (scripts/check-layering checks its dependency closure in CI).
         .target(
             name: "VisionTasks",
             dependencies: [
-                "LiteInterpreter", "MediaIO", "CKernels",
+                "LiteInterpreter", "CKernels",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+
+        // The media layer: decoding and encoding images and videos, EXIF, drawing; extends
+        // VisionTasks' MPImage with init(contentsOfFile:), init(contentsOf:), init(data:).
+        .target(name: "MediaIO", dependencies: ["VisionTasks", "CJPEG", "CPNG", "CFFmpeg", "CKernels"]),
 
         // The `vision-tasks` command-line tool.
         .executableTarget(
@@ -70,8 +74,8 @@ let package = Package(
 
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
         .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasks"]),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport"]),
-        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "VisionTasks", "TestSupport"]),
+        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "MediaIO", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
     ]
 )

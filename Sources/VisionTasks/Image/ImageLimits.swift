@@ -1,4 +1,4 @@
-/// The largest images MediaIO accepts. Declared dimensions are checked against these before any
+/// The largest images `PixelBuffer`, `MPImage` and the decoders in MediaIO accept. Declared dimensions are checked against these before any
 /// pixel memory is allocated, so a small file claiming a huge image cannot exhaust memory.
 public enum ImageLimits {
     /// Largest width or height, in pixels.
