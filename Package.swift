@@ -16,6 +16,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        // `swift package generate-documentation --target VisionTasks` (the DocC catalog); a plugin,
+        // so nothing of it is linked into the products.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Hot loops in C with run-time CPU dispatch (AVX2/FMA, NEON, portable fallback).
