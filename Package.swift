@@ -16,6 +16,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        // `swift package generate-documentation --target VisionTasks` (the DocC catalog); a plugin,
+        // so nothing of it is linked into the products.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Hot loops in C with run-time CPU dispatch (AVX2/FMA, NEON, portable fallback).
@@ -41,17 +44,21 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]), .brew(["ffmpeg"])]),
 
-        // Image and video decoding/encoding, pixel formats, drawing.
-        .target(name: "MediaIO", dependencies: ["CJPEG", "CPNG", "CFFmpeg", "CKernels"]),
-
-        // MediaPipe Tasks Vision compatible API: bundles, images, hand landmarks, gestures, pose.
+        // MediaPipe Tasks Vision compatible API: bundles, images from pixels in memory (pixel
+        // formats and conversions), hand landmarks, gestures, pose. No system libraries: a package
+        // that depends on this product builds without FFmpeg, libjpeg or libpng
+        // (scripts/check-layering checks its dependency closure in CI).
         .target(
             name: "VisionTasks",
             dependencies: [
-                "LiteInterpreter", "MediaIO", "CKernels",
+                "LiteInterpreter", "CKernels",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+
+        // The media layer: decoding and encoding images and videos, EXIF, drawing; extends
+        // VisionTasks' MPImage with init(contentsOfFile:), init(contentsOf:), init(data:).
+        .target(name: "MediaIO", dependencies: ["VisionTasks", "CJPEG", "CPNG", "CFFmpeg", "CKernels"]),
 
         // The `vision-tasks` command-line tool.
         .executableTarget(
@@ -70,8 +77,8 @@ let package = Package(
 
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
         .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasks"]),
-        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport"]),
-        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "VisionTasks", "TestSupport"]),
+        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "MediaIO", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import MediaIO
 import TestSupport
+import VisionTasks
 import XCTest
 
 /// Unreadable, truncated, corrupt, empty, non-image and oversized input: typed errors, no crash.

@@ -1,6 +1,7 @@
 import Foundation
 import MediaIO
 import TestSupport
+import VisionTasks
 import XCTest
 
 final class ImageDecodingTests: XCTestCase {

@@ -2,6 +2,7 @@ import CKernels
 import Foundation
 import MediaIO
 import TestSupport
+import VisionTasks
 import XCTest
 
 final class PixelConversionTests: XCTestCase {

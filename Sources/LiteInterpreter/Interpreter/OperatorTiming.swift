@@ -8,5 +8,6 @@ public struct OperatorTiming: Sendable, Equatable {
     public let detail: String
     /// Multiply-adds the operator performs (0 for operators that do none).
     public let multiplyAdds: Int
+    /// Wall-clock time the operator took, in seconds.
     public let seconds: Double
 }

@@ -1,3 +1,5 @@
+import VisionTasks
+
 /// An 8-bit RGB colour.
 public struct RGBColor: Sendable, Hashable {
     /// Red, 0...255.

@@ -1,3 +1,5 @@
+import VisionTasks
+
 /// Finds the EXIF orientation tag in a JPEG's APP1 segment.
 ///
 /// Walks the marker segments from the start of the file up to the first scan, looks for an APP1

@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasks
 
 /// A decoded image file: its pixels, already turned upright by the file's EXIF orientation.
 public struct DecodedImage: Sendable {

@@ -1,6 +1,7 @@
 import CJPEG
 import CPNG
 import Foundation
+import VisionTasks
 
 /// Encodes images as PNG (lossless: grey, RGB, RGBA) or JPEG, in memory or to a file.
 public enum ImageEncoder {

@@ -1,5 +1,6 @@
 import CJPEG
 import CKernels
+import VisionTasks
 
 /// JPEG decoding: libjpeg-turbo parses the file and entropy-decodes the coefficients
 /// (baseline, progressive, arithmetic, restart markers); the CKernels reconstruction

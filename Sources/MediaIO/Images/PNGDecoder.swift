@@ -1,4 +1,5 @@
 import CPNG
+import VisionTasks
 
 /// PNG decoding with libpng: every colour type and bit depth, interlaced or not. Output is
 /// 8-bit: grey, RGB or RGBA (grey with alpha becomes RGBA; 16-bit samples keep their high

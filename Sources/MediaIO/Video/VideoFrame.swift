@@ -1,3 +1,5 @@
+import VisionTasks
+
 /// One decoded frame of a video.
 public struct VideoFrame: Sendable {
     /// 0-based index of the frame in decoding output (presentation) order.

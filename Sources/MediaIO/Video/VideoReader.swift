@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VisionTasks
 
 /// Decodes a video file frame by frame with FFmpeg (libavformat, libavcodec, libswscale):
 /// MP4/MOV (H.264, HEVC...), WebM/MKV (VP8, VP9, AV1), AVI (MJPEG...), animated GIF, and

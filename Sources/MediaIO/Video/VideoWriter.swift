@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VisionTasks
 
 /// Writes RGB frames to a video file (MP4 unless the file name asks for MOV, MKV, AVI or WebM)
 /// with FFmpeg: H.264 through libx264 when the system's FFmpeg has it, MPEG-4 part 2 otherwise;

@@ -15,7 +15,10 @@ import LiteInterpreter
 public final class BaseOptions: @unchecked Sendable {
     /// The processor a task runs on (`MPPDelegate`).
     public enum Delegate: Int, Sendable, CustomStringConvertible {
+        /// The CPU: the only delegate VisionTasks runs on.
         case cpu = 0
+        /// The GPU: accepted by the options, refused with `TasksError.unimplemented` when a task
+        /// is created.
         case gpu = 1
 
         public var description: String { self == .cpu ? "CPU" : "GPU" }
@@ -69,6 +72,8 @@ public final class BaseOptions: @unchecked Sendable {
         set { lock.withLock { _numThreads = newValue } }
     }
 
+    /// Options with no model yet (set `modelAssetPath` or `modelAssetBuffer`), the CPU delegate
+    /// and `defaultNumThreads` threads.
     public init() {}
 
     /// Options with a model path.

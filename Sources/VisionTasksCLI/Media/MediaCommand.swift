@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaIO
+import VisionTasks
 
 /// `vision-tasks media`: look at images and videos the way the tasks will see them.
 struct MediaCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import VisionTasks
 
 /// One input of a command: an image file, a video file, or raw frames (a file or stdin).
 struct MediaInput: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import VisionTasks
 
 /// `--raw WIDTHxHEIGHT:FORMAT`: inputs are raw frames of this size and layout, one after
 /// another, without headers (as `ffmpeg -f rawvideo -pix_fmt FORMAT` writes them).

@@ -1,5 +1,6 @@
-/// The largest images MediaIO accepts. Declared dimensions are checked against these before any
-/// pixel memory is allocated, so a small file claiming a huge image cannot exhaust memory.
+/// The largest images `PixelBuffer`, `MPImage` and the decoders in MediaIO accept. Declared
+/// dimensions are checked against these before any pixel memory is allocated, so a small file
+/// claiming a huge image cannot exhaust memory.
 public enum ImageLimits {
     /// Largest width or height, in pixels.
     public static let maxSide = 65_535

@@ -1,4 +1,4 @@
-import MediaIO
+import VisionTasks
 import XCTest
 
 final class PixelFormatTests: XCTestCase {

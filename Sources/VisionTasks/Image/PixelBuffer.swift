@@ -19,7 +19,7 @@ public struct PixelBuffer: Sendable, Equatable {
     /// Bytes from one CbCr row to the next (NV12 only; 0 otherwise).
     public let chromaBytesPerRow: Int
     /// The pixel bytes (see the type's description for the layout).
-    public internal(set) var bytes: [UInt8]
+    public package(set) var bytes: [UInt8]
 
     /// Wraps pixel bytes, checking that `bytes` holds the whole image.
     /// `bytesPerRow` defaults to the tightly packed row size; `chromaBytesPerRow` (NV12 only)
@@ -65,8 +65,8 @@ public struct PixelBuffer: Sendable, Equatable {
             bytes: [UInt8](repeating: 0, count: Self.byteCount(height: height, bytesPerRow: rowBytes, chromaBytesPerRow: chroma)))
     }
 
-    /// For callers that have already validated everything.
-    init(unchecked width: Int, height: Int, format: PixelFormat, bytesPerRow: Int, chromaBytesPerRow: Int = 0, bytes: [UInt8]) {
+    /// For callers that have already validated everything (the decoders in MediaIO).
+    package init(unchecked width: Int, height: Int, format: PixelFormat, bytesPerRow: Int, chromaBytesPerRow: Int = 0, bytes: [UInt8]) {
         self.width = width
         self.height = height
         self.format = format
@@ -76,14 +76,14 @@ public struct PixelBuffer: Sendable, Equatable {
     }
 
     /// Bytes a tightly packed NV12 CbCr row needs.
-    static func chromaRowBytes(width: Int) -> Int { 2 * ((width + 1) / 2) }
+    package static func chromaRowBytes(width: Int) -> Int { 2 * ((width + 1) / 2) }
 
-    static func byteCount(height: Int, bytesPerRow: Int, chromaBytesPerRow: Int) -> Int {
+    package static func byteCount(height: Int, bytesPerRow: Int, chromaBytesPerRow: Int) -> Int {
         height * bytesPerRow + ((height + 1) / 2) * chromaBytesPerRow
     }
 
     /// Offset of the CbCr plane in `bytes` (NV12).
-    var chromaOffset: Int { height * bytesPerRow }
+    package var chromaOffset: Int { height * bytesPerRow }
 
     /// The bytes of pixel (x, y) of a packed image (for NV12: its Y sample).
     public func pixel(x: Int, y: Int) -> ArraySlice<UInt8> {

@@ -1,6 +1,8 @@
-/// Why reading or writing an image or a video failed, and which file it was.
+/// Why an image could not be made from raw pixels, or reading or writing an image or a video
+/// failed, and which file it was.
 ///
-/// Every failure of MediaIO is one of these: a missing or unreadable file, data that is not an
+/// Raw pixels that do not describe a valid image (`PixelBuffer`, `MPImage(pixels:...)`) throw it
+/// here in VisionTasks; every failure of MediaIO (decoding files, videos) is one of these too: a missing or unreadable file, data that is not an
 /// image, a truncated or corrupt file, dimensions too large to allocate, invalid raw pixels,
 /// or an encoder/decoder failure. `description` is a complete sentence for users.
 public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
