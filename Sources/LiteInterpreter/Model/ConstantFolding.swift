@@ -41,7 +41,6 @@ enum ConstantFolding {
             throw context.invalid("\(input.label) holds \(values.count) values, \(output.label) needs \(output.elementCount)")
         }
         try graph.fold(output.index, .floats(values))
-        if graph.sparseConstants.contains(input.index) { graph.markSparse(output.index) }
         return true
     }
 
@@ -97,7 +96,6 @@ enum ConstantFolding {
         } else {
             try graph.fold(output.index, .raw(input.dataType, dense))
         }
-        graph.markSparse(output.index)
         return true
     }
 }

@@ -14,9 +14,6 @@ final class GraphBuilder {
     private var infos: [TensorInfo] = []
     /// Constants computed at load time (DEQUANTIZE, DENSIFY outputs).
     private var folded: [Int: FoldedConstant] = [:]
-    /// Folded constants that the model stores sparse (DENSIFY outputs, and DEQUANTIZE outputs
-    /// of those): operators may keep just their nonzero values (`Conv2D`'s sparse weights).
-    private(set) var sparseConstants: Set<Int> = []
     /// Float32 constants that operators read at run time.
     private(set) var runtimeConstants: [Int: AlignedBuffer] = [:]
     /// Bytes the preparation may still allocate for constants and packed weights.
@@ -228,9 +225,6 @@ final class GraphBuilder {
         return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
                        inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
     }
-
-    /// Records that folded constant `index` came from sparse storage.
-    func markSparse(_ index: Int) { sparseConstants.insert(index) }
 
     func fold(_ index: Int, _ value: FoldedConstant) throws {
         switch value {

@@ -1,8 +1,8 @@
 import CKernels
 
 /// CONV_2D: NHWC float32 input, OHWI weights packed at load time. 1x1 stride-1 convolutions
-/// run as a GEMM over the pixels (or, when the model stores their weights sparse, as a sparse
-/// product over the nonzero weights); others as an indirect GEMM (one pointer per output pixel
+/// run as a GEMM over the pixels (or, when most of their weights are zero, as a sparse product
+/// over the nonzero weights); others as an indirect GEMM (one pointer per output pixel
 /// and kernel tap, built when an interpreter binds the operator), so no im2col copy is made.
 struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     let operatorIndex: Int
@@ -110,8 +110,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         }
         let pointwise = kh == 1 && kw == 1 && options.strideH == 1 && options.strideW == 1 && vertical.before == 0 && horizontal.before == 0
         let packed = try ConvolutionWeights(context, outputs: oc, taps: kh * kw, inputs: ic, weights: weights, bias: biasValues,
-                                            rows: output.elementCount / oc,
-                                            storedSparse: pointwise && context.graph.sparseConstants.contains(filter.index))
+                                            rows: output.elementCount / oc, mayBeSparse: pointwise)
         return Conv2DOperation(
             operatorIndex: context.index, input: input.index, output: output.index,
             batch: n, inputHeight: h, inputWidth: w, inputChannels: c,
@@ -295,15 +294,18 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
 /// precision when every weight is a half-precision value and each weight is used for few output
 /// pixels, so reading the weights is what takes the time), or (for layers with at most
 /// `CK_NARROW_MAX_OUTPUTS` outputs) in the original OHWI layout with a separate bias, or (1x1
-/// convolutions whose weights the model stores sparse) as lists of their nonzero weights.
+/// convolutions whose weights are mostly zero) as lists of their nonzero weights. The zeros are
+/// those of the weights as loaded: DENSIFY'd weights (pose_detection stores 38 layers sparse at
+/// density 0.25) and pruned dense ones (hand_landmark_full's last stage, density 0.36-0.56).
 enum ConvolutionWeights: Sendable {
     case packed(AlignedBuffer, halfPrecision: Bool)
     case narrow(weights: AlignedBuffer, bias: AlignedBuffer?)
     case sparse(AlignedBuffer, nonzeros: Int)
 
-    /// Sparse weights run sparse when at most this fraction is nonzero: a nonzero weight costs
-    /// about 1.7x a dense one (`ck_spconv` against `ck_gemm` on pose_detection's layers).
-    static let sparseMaximumDensity = 0.5
+    /// Weights run sparse when at most this fraction is nonzero: a nonzero weight costs about
+    /// 1.7x a dense one (`ck_spconv` against `ck_gemm` on 7x7 and 14x14 layers: 0.6x the dense
+    /// time at density 0.36, about 0.8x at 0.5).
+    static let sparseMaximumDensity = 0.55
     /// ... and when each output has at least this many nonzero weights on average: with fewer,
     /// transposing the tiles costs more than the skipped products save (a 112x112 layer of 24
     /// inputs at density 0.25 ran 1.12x the dense time).
@@ -314,8 +316,8 @@ enum ConvolutionWeights: Sendable {
     static let halfPrecisionMaximumRows = 256
 
     init(_ context: OperatorContext, outputs: Int, taps: Int, inputs: Int, weights: [Float], bias: [Float]?, rows: Int,
-         storedSparse: Bool = false) throws {
-        if storedSparse, taps == 1, outputs > Int(CK_NARROW_MAX_OUTPUTS) {
+         mayBeSparse: Bool = false) throws {
+        if mayBeSparse, taps == 1, outputs > Int(CK_NARROW_MAX_OUTPUTS) {
             let nonzeros = weights.withUnsafeBufferPointer { ck_count_nonzero($0.baseAddress, $0.count) }
             if Double(nonzeros) <= Self.sparseMaximumDensity * Double(weights.count), nonzeros >= Self.sparseMinimumPerOutput * outputs {
                 let packed = try context.allocate(floatCount: (ck_spconv_packed_bytes(outputs, inputs, nonzeros) + 3) / 4)
