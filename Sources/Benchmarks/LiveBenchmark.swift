@@ -144,7 +144,7 @@ struct LiveBenchmark {
     /// Our two stages for every frame, after two untimed frames.
     private func time(_ configuration: Configuration, bundle: URL, frames: [[UInt8]], threads: Int) throws
         -> (decode: [Double], task: [Double]) {
-        let task = try Self.makeTask(configuration.task, video: configuration.video, bundle: bundle, threads: threads)
+        let task = try BenchmarkTask.make(configuration.task, video: configuration.video, bundle: bundle, threads: threads)
         var decode: [Double] = [], taskTimes: [Double] = []
         for (index, bytes) in frames.enumerated() {
             var image: MPImage?
@@ -155,42 +155,6 @@ struct LiveBenchmark {
             taskTimes.append(taskTime)
         }
         return (decode, taskTimes)
-    }
-
-    /// The task as a function of a frame and its timestamp (returning what it found).
-    static func makeTask(_ name: String, video: Bool, bundle: URL, threads: Int) throws -> (MPImage, Int) throws -> Int {
-        let mode: RunningMode = video ? .video : .image
-        switch name {
-        case "gesture":
-            let options = GestureRecognizerOptions()
-            options.baseOptions.modelAssetPath = bundle.path
-            options.baseOptions.numThreads = threads
-            options.runningMode = mode
-            options.numHands = TaskBenchmark.numHands
-            let recognizer = try GestureRecognizer(options: options)
-            return video
-                ? { try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1).landmarks.count }
-                : { image, _ in try recognizer.recognize(image: image).landmarks.count }
-        case "hands":
-            let options = HandLandmarkerOptions()
-            options.baseOptions.modelAssetPath = bundle.path
-            options.baseOptions.numThreads = threads
-            options.runningMode = mode
-            options.numHands = TaskBenchmark.numHands
-            let landmarker = try HandLandmarker(options: options)
-            return video
-                ? { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1).landmarks.count }
-                : { image, _ in try landmarker.detect(image: image).landmarks.count }
-        default:
-            let options = PoseLandmarkerOptions()
-            options.baseOptions.modelAssetPath = bundle.path
-            options.baseOptions.numThreads = threads
-            options.runningMode = mode
-            let landmarker = try PoseLandmarker(options: options)
-            return video
-                ? { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1).landmarks.count }
-                : { image, _ in try landmarker.detect(image: image).landmarks.count }
-        }
     }
 
     private func bundle(for task: String, _ store: ModelStore) throws -> URL {
@@ -262,7 +226,7 @@ struct LiveBenchmark {
         }
         let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: arguments[3])))
         let created = ContinuousClock.now
-        let task = try makeTask(arguments[0], video: true, bundle: URL(fileURLWithPath: arguments[1]), threads: threads)
+        let task = try BenchmarkTask.make(arguments[0], video: true, bundle: URL(fileURLWithPath: arguments[1]), threads: threads)
         let ready = ContinuousClock.now
         _ = try task(MPImage(pixelBuffer: try ImageDecoder.decode(data).pixels), 0)
         let done = ContinuousClock.now
