@@ -14,7 +14,7 @@ struct BenchmarkOptions {
     var profile = false
     /// With `profile`: also list every operator with its best time and multiply-add rate.
     var profileOperators = false
-    /// Sections to run (`models`, `gesture`, `hands`, `pose`); empty = all.
+    /// Sections to run (`models`, `gesture`, `hands`, `pose`, `live`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
     var taskRuns = 10
@@ -23,20 +23,26 @@ struct BenchmarkOptions {
     var compareWithMediaPipe = true
     /// Also print per-file (and fastest-run) tables.
     var details = false
+    /// Frames of the clip the live section runs on.
+    var liveFrames = 90
 
-    static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose"]
+    static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose", "live"]
 
     /// Whether the section `name` runs.
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
         usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators]
-                          [--sections models,gesture,hands,pose] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--no-mediapipe] [--details]
+                          [--sections models,gesture,hands,pose,live] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--live-frames N]
+                          [--no-mediapipe] [--details]
 
         Prints one table: for each model, our median invoke time and LiteRT's (XNNPACK) at the same thread
         count; for each task (gesture: image mode on the test images, hands: video mode on the test videos,
         pose: image and video mode), our median time per image or frame at each thread count and MediaPipe's
         Python Tasks API's (as it runs by default) on the same files; the ratios; and each side's peak memory.
+        The live section times a camera frame's whole trip (JPEG bytes -> decode -> task -> result) at 640x480
+        and 1280x720 against MediaPipe decoding the same bytes with OpenCV; --details adds its stage split and
+        the first frame's latency in a fresh process.
 
           --threads   our thread counts, and LiteRT's (default: 1 and all cores)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
@@ -46,9 +52,10 @@ struct BenchmarkOptions {
           --profile-operators   the same, plus every operator's best time and multiply-add rate
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON or python3 runs
                       scripts/benchmarks/litert_invoke.py with ai_edge_litert)
-          --sections  sections to run, of models,gesture,hands,pose (default: all)
+          --sections  sections to run, of models,gesture,hands,pose,live (default: all)
           --task-runs timed calls per image in the task sections (default 10); video frames run once
           --pose-num-poses N, --pose-masks   pose options (default 1 pose, no masks)
+          --live-frames N   frames of the live section's clip (default 90)
           --no-mediapipe  do not time MediaPipe's Python Tasks API (otherwise $VISION_TASKS_PYTHON
                       or python3 runs scripts/benchmarks/mediapipe_tasks.py with mediapipe)
           --details   also print per-file medians and the models' fastest runs
@@ -92,6 +99,7 @@ struct BenchmarkOptions {
             case "--task-runs": taskRuns = try positiveInts(try value(for: argument), argument)[0]
             case "--pose-num-poses": poseNumPoses = try positiveInts(try value(for: argument), argument)[0]
             case "--pose-masks": poseMasks = true
+            case "--live-frames": liveFrames = try positiveInts(try value(for: argument), argument)[0]
             case "--no-mediapipe": compareWithMediaPipe = false
             case "--details": details = true
             case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)

@@ -171,60 +171,15 @@ struct TaskBenchmark {
 
     /// The image-mode task of `job` as a function of an image (returning what it found).
     private func makeImageTask(_ job: Job, threads: Int) throws -> (MPImage) throws -> Int {
-        switch job.section {
-        case "gesture":
-            let options = GestureRecognizerOptions()
-            options.baseOptions.modelAssetPath = job.bundle.path
-            options.baseOptions.numThreads = threads
-            options.numHands = Self.numHands
-            let recognizer = try GestureRecognizer(options: options)
-            return { try recognizer.recognize(image: $0).landmarks.count }
-        case "hands":
-            let options = HandLandmarkerOptions()
-            options.baseOptions.modelAssetPath = job.bundle.path
-            options.baseOptions.numThreads = threads
-            options.numHands = Self.numHands
-            let landmarker = try HandLandmarker(options: options)
-            return { try landmarker.detect(image: $0).landmarks.count }
-        default:
-            let landmarker = try PoseLandmarker(options: poseOptions(job, .image, threads: threads))
-            return { try landmarker.detect(image: $0).landmarks.count }
-        }
-    }
-
-    private func poseOptions(_ job: Job, _ mode: RunningMode, threads: Int) -> PoseLandmarkerOptions {
-        let options = PoseLandmarkerOptions()
-        options.baseOptions.modelAssetPath = job.bundle.path
-        options.baseOptions.numThreads = threads
-        options.runningMode = mode
-        options.numPoses = self.options.poseNumPoses
-        options.outputSegmentationMasks = self.options.poseMasks
-        return options
+        let task = try BenchmarkTask.make(job.section, video: false, bundle: job.bundle, threads: threads,
+                                          numPoses: options.poseNumPoses, poseMasks: options.poseMasks)
+        return { try task($0, 0) }
     }
 
     /// The video-mode task of `job` as a function of a frame and its timestamp.
     private func makeVideoTask(_ job: Job, threads: Int) throws -> (MPImage, Int) throws -> Int {
-        switch job.section {
-        case "gesture":
-            let options = GestureRecognizerOptions()
-            options.baseOptions.modelAssetPath = job.bundle.path
-            options.baseOptions.numThreads = threads
-            options.runningMode = .video
-            options.numHands = Self.numHands
-            let recognizer = try GestureRecognizer(options: options)
-            return { try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1).landmarks.count }
-        case "hands":
-            let options = HandLandmarkerOptions()
-            options.baseOptions.modelAssetPath = job.bundle.path
-            options.baseOptions.numThreads = threads
-            options.runningMode = .video
-            options.numHands = Self.numHands
-            let landmarker = try HandLandmarker(options: options)
-            return { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1).landmarks.count }
-        default:
-            let landmarker = try PoseLandmarker(options: poseOptions(job, .video, threads: threads))
-            return { try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1).landmarks.count }
-        }
+        try BenchmarkTask.make(job.section, video: true, bundle: job.bundle, threads: threads,
+                               numPoses: options.poseNumPoses, poseMasks: options.poseMasks)
     }
 
     /// Image mode: warm-up calls, then `taskRuns` timed calls.

@@ -4,7 +4,12 @@ import LiteInterpreter
 // `vision-tasks-bench`: one table of our timings beside LiteRT's (models) and MediaPipe's
 // (tasks), measured in this run; or, with --profile, where our time goes per operator.
 do {
-    let options = try BenchmarkOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.first == "--first-frame-child" {
+        try LiveBenchmark.firstFrameChild(Array(arguments.dropFirst()))
+        exit(0)
+    }
+    let options = try BenchmarkOptions(arguments: arguments)
     print(MachineDescription.current().lines.joined(separator: "\n"))
     print("")
     if options.profile {
@@ -15,6 +20,7 @@ do {
         for section in ["gesture", "hands", "pose"] where options.runs(section: section) {
             sections.append(try TaskBenchmark(options: options).run(section: section))
         }
+        if options.runs(section: "live") { sections.append(try LiveBenchmark(options: options).run()) }
         print(BenchmarkRow.table(sections.flatMap(\.rows)))
         let notes = sections.flatMap(\.notes)
         if !notes.isEmpty { print("\n" + notes.map { "- \($0)" }.joined(separator: "\n")) }

@@ -323,6 +323,56 @@ static void check_image_to_tensor(void) {
     free(src);
 }
 
+// MARK: - Sparse 1x1 convolutions
+
+/// Weights with about `density` of them nonzero (the rest exactly zero).
+static float *sparse_weights(size_t count, float density) {
+    float *w = random_floats(count, -1, 1);
+    for (size_t i = 0; i < count; i++) {
+        if (random_float(0, 1) >= density) w[i] = 0.0f;
+    }
+    return w;
+}
+
+static void check_spconv(ck_threadpool *pool) {
+    // m with pixel tails, n and k not multiples of 8, k over one channel block.
+    static const size_t shapes[][3] = {{1, 9, 20}, {49, 24, 100}, {67, 13, 300}, {200, 40, 37}, {9, 130, 129}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        float *a = random_floats(m * k, -1, 1), *bias = random_floats(n, -1, 1);
+        float *w = sparse_weights(n * k, 0.3f), *slopes = random_floats(n, 0, 0.5f);
+        float *residual = random_floats(m * n, -3, 3);
+        void *packed = malloc(ck_spconv_packed_bytes(n, k, ck_count_nonzero(w, n * k)));
+        ck_spconv_pack(n, k, w, bias, packed);
+        float *scratch = (float *)malloc(2 * ck_spconv_scratch_floats(n, k) * sizeof(float));
+        for (int variant = 0; variant < 3; variant++) {
+            float *out[2];
+            for (int pass = 0; pass < 2; pass++) {
+                use(pass == 0 ? g_simd : CK_ISA_PORTABLE);
+                out[pass] = output_buffer(m * n);
+                ck_spconv_params p;
+                memset(&p, 0, sizeof p);
+                p.m = m, p.n = n, p.k = k, p.a = a, p.a_stride = k, p.packed = packed, p.c = out[pass], p.c_stride = n;
+                p.out_min = variant == 0 ? -INFINITY : 0.0f;
+                p.out_max = variant == 0 ? INFINITY : 6.0f;
+                p.sum_min = -INFINITY, p.sum_max = INFINITY;
+                p.scratch = scratch, p.scratch_slots = 2;
+                if (variant >= 1) p.prelu = slopes;
+                if (variant >= 2) {
+                    p.residual = residual, p.residual_stride = n, p.sum_min = -2.0f, p.sum_max = 4.0f;
+                }
+                ck_spconv(&p, pass == 0 ? pool : NULL);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "spconv %zux%zux%zu variant %d", m, n, k, variant);
+            compare(what, out[0], out[1], m * n);
+            free(out[0]);
+            free(out[1]);
+        }
+        free(a), free(bias), free(w), free(slopes), free(residual), free(packed), free(scratch);
+    }
+}
+
 int main(void) {
     g_simd = ck_detected_isa();
     const char *name = g_simd == CK_ISA_NEON ? "NEON" : g_simd == CK_ISA_AVX2_FMA ? "AVX2/FMA" : "portable";
@@ -332,6 +382,7 @@ int main(void) {
     }
     ck_threadpool *pool = ck_threadpool_create(2);
     check_gemm(pool);
+    check_spconv(pool);
     check_igemm();
     check_narrow();
     check_dwconv(pool);

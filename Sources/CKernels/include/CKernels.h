@@ -39,6 +39,7 @@ int ck_set_isa(ck_isa isa);
 #include "ck_pixels.h"
 #include "ck_jpeg.h"
 #include "ck_image_to_tensor.h"
+#include "ck_checksum.h"
 // The interpreter's neural-network kernels and thread pool.
 #include "ck_nn.h"
 

@@ -28,6 +28,11 @@ static inline ck_threadpool *ck_pool_for_work(ck_threadpool *pool, size_t work) 
     return work < CK_PARALLEL_MIN_WORK ? NULL : pool;
 }
 
+/// The running thread's index in the pool that runs it: 0 for the thread that called
+/// ck_parallel_for (or any thread outside a pool), 1 ... threads - 1 for the pool's workers.
+/// Kernels that need per-thread scratch memory index a caller-provided buffer with it.
+int ck_thread_slot(void);
+
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)
     return ck_active_isa() == CK_ISA_AVX2_FMA;

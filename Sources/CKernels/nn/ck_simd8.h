@@ -85,6 +85,30 @@ CK_SIMD8_INLINE float v8_sum(ck_v8 v) {
     return _mm_cvtss_f32(s4);
 }
 
+/// Transposes the 8x8 matrix whose rows are r[0..7] in place (row i becomes column i).
+CK_SIMD8_INLINE void v8_transpose8(ck_v8 r[8]) {
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
 #elif defined(__aarch64__)
 #include <arm_neon.h>
 #define CK_SIMD8 1
@@ -177,6 +201,28 @@ CK_SIMD8_INLINE float v8_sum(ck_v8 v) {
     float32x4_t s = vaddq_f32(v.lo, v.hi);
     float32x2_t t = vadd_f32(vget_low_f32(s), vget_high_f32(s));
     return vget_lane_f32(t, 0) + vget_lane_f32(t, 1);
+}
+/// Transposes the 4x4 matrix with rows a, b, c, d in place.
+CK_SIMD8_INLINE void v4_transpose4(float32x4_t *a, float32x4_t *b, float32x4_t *c, float32x4_t *d) {
+    const float64x2_t t0 = vreinterpretq_f64_f32(vtrn1q_f32(*a, *b)), t1 = vreinterpretq_f64_f32(vtrn2q_f32(*a, *b));
+    const float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(*c, *d)), t3 = vreinterpretq_f64_f32(vtrn2q_f32(*c, *d));
+    *a = vreinterpretq_f32_f64(vtrn1q_f64(t0, t2));
+    *b = vreinterpretq_f32_f64(vtrn1q_f64(t1, t3));
+    *c = vreinterpretq_f32_f64(vtrn2q_f64(t0, t2));
+    *d = vreinterpretq_f32_f64(vtrn2q_f64(t1, t3));
+}
+/// Transposes the 8x8 matrix whose rows are r[0..7] in place: four 4x4 quadrants, the two
+/// off the diagonal swapped.
+CK_SIMD8_INLINE void v8_transpose8(ck_v8 r[8]) {
+    v4_transpose4(&r[0].lo, &r[1].lo, &r[2].lo, &r[3].lo);
+    v4_transpose4(&r[4].lo, &r[5].lo, &r[6].lo, &r[7].lo);
+    v4_transpose4(&r[0].hi, &r[1].hi, &r[2].hi, &r[3].hi);
+    v4_transpose4(&r[4].hi, &r[5].hi, &r[6].hi, &r[7].hi);
+    for (int i = 0; i < 4; i++) {
+        const float32x4_t upper_right = r[i].hi;
+        r[i].hi = r[i + 4].lo;
+        r[i + 4].lo = upper_right;
+    }
 }
 #endif
 

@@ -34,9 +34,21 @@ static inline int ck_wait_step(int *iteration) {
     return 0;
 }
 
+/// The scratch slot of the running thread: 0 for the thread that calls ck_parallel_for, i for
+/// worker i (1 ... threads - 1) of the pool it belongs to.
+static _Thread_local int tls_slot = 0;
+
+int ck_thread_slot(void) { return tls_slot; }
+
+typedef struct worker_start {
+    struct ck_threadpool *pool;
+    int slot;
+} worker_start;
+
 struct ck_threadpool {
     int threads;
     pthread_t *workers;
+    worker_start *starts;
     int started;
     pthread_mutex_t mutex;
     pthread_cond_t wake;
@@ -99,7 +111,9 @@ static void run_chunks(ck_threadpool *p, unsigned generation, int from_tail) {
 }
 
 static void *worker_main(void *arg) {
-    ck_threadpool *p = (ck_threadpool *)arg;
+    const worker_start *start = (const worker_start *)arg;
+    ck_threadpool *p = start->pool;
+    tls_slot = start->slot;
     // Generations start at 0 when the pool is made; a worker that starts late still sees the
     // first job as new (reading the current generation here could skip it).
     unsigned seen = 0;
@@ -138,12 +152,15 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
     atomic_init(&p->generation, 0);
     if (thread_count > 1) {
         p->workers = (pthread_t *)calloc((size_t)thread_count - 1, sizeof(pthread_t));
-        if (p->workers == NULL) {
+        p->starts = (worker_start *)calloc((size_t)thread_count - 1, sizeof(worker_start));
+        if (p->workers == NULL || p->starts == NULL) {
             ck_threadpool_destroy(p);
             return NULL;
         }
         for (int i = 0; i < thread_count - 1; i++) {
-            if (pthread_create(&p->workers[i], NULL, worker_main, p) != 0) {
+            p->starts[i].pool = p;
+            p->starts[i].slot = i + 1;
+            if (pthread_create(&p->workers[i], NULL, worker_main, &p->starts[i]) != 0) {
                 ck_threadpool_destroy(p);
                 return NULL;
             }
@@ -161,6 +178,7 @@ void ck_threadpool_destroy(ck_threadpool *p) {
     pthread_mutex_unlock(&p->mutex);
     for (int i = 0; i < p->started; i++) pthread_join(p->workers[i], NULL);
     free(p->workers);
+    free(p->starts);
     pthread_mutex_destroy(&p->mutex);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);

@@ -53,7 +53,8 @@ public final class Interpreter {
         let program = model.program
         let plan = preservingAllTensors ? program.plan.unshared : program.plan
         arena = AlignedBuffer(byteCount: plan.size)
-        let memory = TensorMemory(arena: arena.raw, plan: plan, constants: program.runtimeConstants)
+        let memory = TensorMemory(arena: arena.raw, plan: plan, constants: program.runtimeConstants,
+                                  threadCount: options.threadCount)
         self.memory = memory
         operations = try program.operations.map { try $0.bind(memory) }
         inputPointers = try program.inputs.map { try memory.mutablePointer($0.index) }

@@ -1,8 +1,9 @@
 import CKernels
 
 /// CONV_2D: NHWC float32 input, OHWI weights packed at load time. 1x1 stride-1 convolutions
-/// run as a GEMM over the pixels; others as an indirect GEMM (one pointer per output pixel and
-/// kernel tap, built when an interpreter binds the operator), so no im2col copy is made.
+/// run as a GEMM over the pixels (or, when most of their weights are zero, as a sparse product
+/// over the nonzero weights); others as an indirect GEMM (one pointer per output pixel
+/// and kernel tap, built when an interpreter binds the operator), so no im2col copy is made.
 struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     let operatorIndex: Int
     var input: Int
@@ -24,7 +25,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     var preluChannels: Int { activation.acceptsPReLU ? outputChannels : -1 }
 
     var fusableOutput: Int? {
-        guard activation.acceptsResidual, case .packed = weights else { return nil }
+        guard activation.acceptsResidual else { return nil }
+        if case .narrow = weights { return nil }
         return output
     }
 
@@ -42,12 +44,18 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         switch weights {
         case .narrow: path = usesDirectNarrowKernel ? "narrow, direct" : "narrow"
         case let .packed(_, half): path = (isPointwise ? "gemm" : mergesKernelRows ? "igemm, rows" : "igemm") + (half ? ", f16" : "")
+        case let .sparse(_, nonzeros): path = "sparse, density \(Self.densityText(nonzeros, of: outputChannels * inputChannels))"
         }
         return "CONV_2D \(kernelHeight)x\(kernelWidth)/\(strideH) (\(path))" + (activation.residual == nil ? "" : "+ADD")
     }
 
     var detail: String {
         "\(inputHeight)x\(inputWidth)x\(inputChannels) -> \(outputHeight)x\(outputWidth)x\(outputChannels)"
+    }
+
+    static func densityText(_ nonzeros: Int, of count: Int) -> String {
+        let percent = Int((Double(nonzeros) / Double(max(count, 1)) * 100).rounded())
+        return "\(percent) %"
     }
 
     var multiplyAdds: Int { batch * outputHeight * outputWidth * outputChannels * kernelHeight * kernelWidth * inputChannels }
@@ -100,8 +108,9 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
             try context.requireShape(bias, [oc])
             biasValues = try context.constantFloats(bias)
         }
+        let pointwise = kh == 1 && kw == 1 && options.strideH == 1 && options.strideW == 1 && vertical.before == 0 && horizontal.before == 0
         let packed = try ConvolutionWeights(context, outputs: oc, taps: kh * kw, inputs: ic, weights: weights, bias: biasValues,
-                                            rows: output.elementCount / oc)
+                                            rows: output.elementCount / oc, mayBeSparse: pointwise)
         return Conv2DOperation(
             operatorIndex: context.index, input: input.index, output: output.index,
             batch: n, inputHeight: h, inputWidth: w, inputChannels: c,
@@ -113,7 +122,11 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
             activation: try OutputActivation(options.activation, context: context))
     }
 
-    var paddedInput: Int { input }
+    /// Sparse weights run only as a 1x1 convolution without padding, so they take no PAD.
+    var paddedInput: Int {
+        if case .sparse = weights { return -1 }
+        return input
+    }
 
     func fusing(padding input: Int, height: Int, width: Int, top: Int, left: Int) -> any PreparedOperation {
         var copy = self
@@ -156,6 +169,19 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
                 residual: residual, residual_stride: outputChannels, sum_min: activation.sumLower, sum_max: activation.sumUpper,
                 weights_f16: half ? 1 : 0)
             return BoundGEMM(params: params, post: post, keepAlive: [packed, activation.preluSlopes].compactMap { $0 })
+        }
+        if case let .sparse(packed, _) = weights {
+            let slots = max(memory.threadCount, 1)
+            let scratch = AlignedBuffer(floatCount: slots * ck_spconv_scratch_floats(outputChannels, inputChannels))
+            let params = ck_spconv_params(
+                m: pixels, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels, packed: packed.raw,
+                c: y, c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
+                prelu: activation.slopesPointer, residual: residual, residual_stride: outputChannels,
+                sum_min: activation.sumLower, sum_max: activation.sumUpper, scratch: scratch.floatPointer, scratch_slots: slots)
+            return BoundClosureWith(state: [packed, scratch, activation.preluSlopes].compactMap { $0 }, indirection: nil) { pool in
+                withUnsafePointer(to: params) { ck_spconv($0, pool) }
+                post.run()
+            }
         }
         if case let .narrow(raw, bias) = weights, usesDirectNarrowKernel {
             let params = ck_conv_narrow_direct_params(
@@ -210,6 +236,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
                 withUnsafePointer(to: params) { ck_conv_narrow($0, pool) }
                 post.run()
             }
+        case .sparse:
+            throw InterpreterError.internalInconsistency("sparse weights of operator \(operatorIndex) on a convolution that is not 1x1")
         }
     }
 
@@ -265,16 +293,45 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
 /// Convolution weights as the kernels read them: packed in GEMM panels (float32, or half
 /// precision when every weight is a half-precision value and each weight is used for few output
 /// pixels, so reading the weights is what takes the time), or (for layers with at most
-/// `CK_NARROW_MAX_OUTPUTS` outputs) in the original OHWI layout with a separate bias.
+/// `CK_NARROW_MAX_OUTPUTS` outputs) in the original OHWI layout with a separate bias, or (1x1
+/// convolutions whose weights are mostly zero) as lists of their nonzero weights. The zeros are
+/// those of the weights as loaded: DENSIFY'd weights (pose_detection stores 38 layers sparse at
+/// density 0.25) and pruned dense ones (hand_landmark_full's last stage, density 0.36-0.56).
 enum ConvolutionWeights: Sendable {
     case packed(AlignedBuffer, halfPrecision: Bool)
     case narrow(weights: AlignedBuffer, bias: AlignedBuffer?)
+    case sparse(AlignedBuffer, nonzeros: Int)
+
+    /// Weights run sparse when at most this fraction is nonzero: a nonzero weight costs about
+    /// 1.7x a dense one (`ck_spconv` against `ck_gemm` on 7x7 and 14x14 layers: 0.6x the dense
+    /// time at density 0.36, about 0.8x at 0.5).
+    static let sparseMaximumDensity = 0.55
+    /// ... and when each output has at least this many nonzero weights on average: with fewer,
+    /// transposing the tiles costs more than the skipped products save (a 112x112 layer of 24
+    /// inputs at density 0.25 ran 1.12x the dense time).
+    static let sparseMinimumPerOutput = 8
 
     /// Layers computing at most this many output pixels (rows) keep half-precision weights (up to
     /// 16x16 images; at 7x7 this makes the layer about 8 % faster, at 14x14 about 3 %).
     static let halfPrecisionMaximumRows = 256
 
-    init(_ context: OperatorContext, outputs: Int, taps: Int, inputs: Int, weights: [Float], bias: [Float]?, rows: Int) throws {
+    init(_ context: OperatorContext, outputs: Int, taps: Int, inputs: Int, weights: [Float], bias: [Float]?, rows: Int,
+         mayBeSparse: Bool = false) throws {
+        if mayBeSparse, taps == 1, outputs > Int(CK_NARROW_MAX_OUTPUTS) {
+            let nonzeros = weights.withUnsafeBufferPointer { ck_count_nonzero($0.baseAddress, $0.count) }
+            if Double(nonzeros) <= Self.sparseMaximumDensity * Double(weights.count), nonzeros >= Self.sparseMinimumPerOutput * outputs {
+                let packed = try context.allocate(floatCount: (ck_spconv_packed_bytes(outputs, inputs, nonzeros) + 3) / 4)
+                weights.withUnsafeBufferPointer { wp in
+                    if let bias {
+                        bias.withUnsafeBufferPointer { ck_spconv_pack(outputs, inputs, wp.baseAddress, $0.baseAddress, packed.raw) }
+                    } else {
+                        ck_spconv_pack(outputs, inputs, wp.baseAddress, nil, packed.raw)
+                    }
+                }
+                self = .sparse(packed, nonzeros: nonzeros)
+                return
+            }
+        }
         if outputs <= Int(CK_NARROW_MAX_OUTPUTS) {
             let raw = try context.allocate(floatCount: weights.count)
             weights.withUnsafeBufferPointer { if let base = $0.baseAddress { raw.floatPointer.update(from: base, count: $0.count) } }

@@ -107,6 +107,8 @@ struct TensorMemory {
     let arena: UnsafeMutableRawPointer
     let plan: MemoryPlan
     let constants: [Int: AlignedBuffer]
+    /// Threads of the interpreter's pool (kernels with per-thread scratch memory size it by this).
+    var threadCount = 1
 
     func mutablePointer(_ tensor: Int) throws -> UnsafeMutablePointer<Float> {
         guard let offset = plan.offsets[tensor] else {

@@ -58,6 +58,10 @@ package struct TaskBundle: Sendable {
     /// The limits this bundle was read with (nested bundles use them too).
     package let limits: Limits
     private let members: [String: [UInt8]]
+    /// Nested bundles already read, by member name: a task looks up several models in the same
+    /// nested bundle, and reading (inflating, checking the CRC of) it again for each lookup made
+    /// creating a gesture recognizer several times slower.
+    private let nested = NestedBundles()
     private let depth: Int
 
     /// Reads the bundle at `url`.
@@ -120,10 +124,13 @@ package struct TaskBundle: Sendable {
     /// The nested bundle stored as member `name` (e.g. `hand_landmarker.task` inside
     /// `gesture_recognizer.task`). Only this bundle's own members are searched.
     package func bundle(named name: String) throws -> TaskBundle {
+        if let bundle = nested.bundle(named: name) { return bundle }
         guard let bytes = members[name] else {
             throw TaskBundleError.missingMember(name: name, bundle: self.name)
         }
-        return try TaskBundle(bytes: bytes, name: "\(self.name)/\(name)", limits: limits, depth: depth + 1)
+        let bundle = try TaskBundle(bytes: bytes, name: "\(self.name)/\(name)", limits: limits, depth: depth + 1)
+        nested.store(bundle, named: name)
+        return bundle
     }
 
     private func find(_ name: String) throws -> [UInt8]? {
@@ -132,5 +139,20 @@ package struct TaskBundle: Sendable {
             if let bytes = try bundle(named: memberName).find(name) { return bytes }
         }
         return nil
+    }
+}
+
+/// The nested bundles a `TaskBundle` has read (shared by its copies; read-only bundles, so any
+/// thread may add one).
+private final class NestedBundles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bundles: [String: TaskBundle] = [:]
+
+    func bundle(named name: String) -> TaskBundle? {
+        lock.withLock { bundles[name] }
+    }
+
+    func store(_ bundle: TaskBundle, named name: String) {
+        lock.withLock { bundles[name] = bundle }
     }
 }

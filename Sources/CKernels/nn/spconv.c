@@ -1,0 +1,310 @@
+// Sparse 1x1 convolutions, after "Fast Sparse ConvNets" (Elsen, Dukhan, Gale, Simonyan 2019):
+// sparse weights times dense activations, with the activations of a tile of pixels laid out
+// channels-major so that one nonzero weight multiplies a contiguous run of pixels.
+//
+// Our activations are NHWC, so each tile of up to CK_SPCONV_TILE pixels is transposed (8x8
+// blocks in registers) into a scratch block xt[channel][pixel] with rows of CK_SPCONV_TILE
+// floats, a block of at most CK_SPCONV_CHANNEL_BLOCK input channels at a time (so it stays in the
+// L1 cache). For each output channel the nonzero weights are visited in input-channel order:
+// broadcast the weight, one FMA per 8 pixels into V accumulators (V = vectors in the tile, up to
+// 8, which is also the number of independent FMA chains). Results go to yt[channel][pixel] and
+// are transposed back to NHWC through the GEMM epilogue (clamp, residual ADD, PReLU).
+//
+// Packed layout (all parts 32-byte aligned): bias[n8] floats; segment starts, one per (channel
+// block, output channel) plus the end, as uint32; the nonzero weights (float32) in that order;
+// for each nonzero weight, its input channel's byte offset in xt ((channel - block start) *
+// CK_SPCONV_TILE * 4).
+#include "ck_internal.h"
+#include "ck_simd8.h"
+#include <stdint.h>
+
+#define TILE CK_SPCONV_TILE
+
+static size_t round8(size_t v) { return (v + 7) / 8 * 8; }
+static size_t align32(size_t v) { return (v + 31) / 32 * 32; }
+
+/// Input channels in `*blocks` blocks of at most `*size` channels (a multiple of 8 and at most
+/// CK_SPCONV_CHANNEL_BLOCK), as even as the multiple of 8 allows.
+static void channel_blocks(size_t k, size_t *blocks, size_t *size) {
+    size_t b = (k + CK_SPCONV_CHANNEL_BLOCK - 1) / CK_SPCONV_CHANNEL_BLOCK;
+    if (b == 0) b = 1;
+    *blocks = b;
+    *size = round8((k + b - 1) / b);
+}
+
+typedef struct sp_layout {
+    size_t n8, blocks, block_size, nonzeros;
+    size_t seg_offset, value_offset, index_offset, bytes;
+} sp_layout;
+
+static sp_layout layout_for(size_t n, size_t k, size_t nonzeros) {
+    sp_layout l;
+    l.n8 = round8(n);
+    channel_blocks(k, &l.blocks, &l.block_size);
+    l.nonzeros = nonzeros;
+    l.seg_offset = align32(l.n8 * sizeof(float));
+    l.value_offset = align32(l.seg_offset + (l.blocks * n + 1) * sizeof(uint32_t));
+    l.index_offset = align32(l.value_offset + nonzeros * sizeof(float));
+    l.bytes = align32(l.index_offset + nonzeros * sizeof(uint32_t));
+    return l;
+}
+
+size_t ck_count_nonzero(const float *values, size_t count) {
+    size_t nonzero = 0;
+    for (size_t i = 0; i < count; i++) nonzero += values[i] != 0.0f;
+    return nonzero;
+}
+
+size_t ck_spconv_packed_bytes(size_t n, size_t k, size_t nonzeros) { return layout_for(n, k, nonzeros).bytes; }
+
+size_t ck_spconv_scratch_floats(size_t n, size_t k) {
+    size_t blocks, size;
+    channel_blocks(k, &blocks, &size);
+    return (size + round8(n)) * TILE;
+}
+
+void ck_spconv_pack(size_t n, size_t k, const float *weights, const float *bias, void *packed) {
+    const sp_layout l = layout_for(n, k, ck_count_nonzero(weights, n * k));
+    char *base = (char *)packed;
+    float *b = (float *)(void *)base;
+    uint32_t *seg = (uint32_t *)(void *)(base + l.seg_offset);
+    float *values = (float *)(void *)(base + l.value_offset);
+    uint32_t *index = (uint32_t *)(void *)(base + l.index_offset);
+    for (size_t j = 0; j < l.n8; j++) b[j] = (j < n && bias != NULL) ? bias[j] : 0.0f;
+    size_t at = 0;
+    for (size_t blk = 0; blk < l.blocks; blk++) {
+        const size_t k0 = blk * l.block_size, k1 = CK_MIN(k, k0 + l.block_size);
+        for (size_t j = 0; j < n; j++) {
+            seg[blk * n + j] = (uint32_t)at;
+            for (size_t q = k0; q < k1; q++) {
+                const float w = weights[j * k + q];
+                if (w == 0.0f) continue;
+                values[at] = w;
+                index[at] = (uint32_t)((q - k0) * TILE * sizeof(float));
+                at++;
+            }
+        }
+    }
+    seg[l.blocks * n] = (uint32_t)at;
+}
+
+typedef struct sp_job {
+    const ck_spconv_params *p;
+    sp_layout l;
+    const float *bias;
+    const uint32_t *seg;
+    const float *values;
+    const uint32_t *index;
+    size_t vectors;   ///< groups of 8 pixels
+    size_t tiles;
+    int simd;
+} sp_job;
+
+/// The epilogue of one result (output row i, column j), as ck_gemm's portable one.
+static inline float sp_finish(const ck_spconv_params *p, float v, size_t i, size_t j) {
+    v = v < p->out_min ? p->out_min : v;
+    v = v > p->out_max ? p->out_max : v;
+    if (p->residual != NULL) {
+        v += p->residual[i * p->residual_stride + j];
+        v = v < p->sum_min ? p->sum_min : v;
+        v = v > p->sum_max ? p->sum_max : v;
+    }
+    if (p->prelu != NULL && v < 0.0f) v *= p->prelu[j];
+    return v;
+}
+
+/// Pixels [i0, i1), straight from NHWC with no scratch (the portable kernel).
+static void rows_portable(const sp_job *job, size_t i0, size_t i1) {
+    const ck_spconv_params *p = job->p;
+    const size_t n = p->n;
+    for (size_t i = i0; i < i1; i++) {
+        const float *x = p->a + i * p->a_stride;
+        for (size_t j = 0; j < n; j++) {
+            float acc = job->bias[j];
+            for (size_t blk = 0; blk < job->l.blocks; blk++) {
+                const float *xb = x + blk * job->l.block_size;
+                for (uint32_t t = job->seg[blk * n + j]; t < job->seg[blk * n + j + 1]; t++) {
+                    acc += job->values[t] * xb[job->index[t] / (TILE * sizeof(float))];
+                }
+            }
+            p->c[i * p->c_stride + j] = sp_finish(p, acc, i, j);
+        }
+    }
+}
+
+#if defined(CK_SIMD8)
+
+/// The 8x8 transpose of r[0..7] (row i becomes column i).
+CK_SIMD8_INLINE void sp_transpose(ck_v8 r[8]) { v8_transpose8(r); }
+
+/// xt rows [0, k1 - k0) for the pixels [i0, i0 + 8 * V) (pixels past m repeat pixel m - 1).
+CK_SIMD8_INLINE void sp_load_block(const ck_spconv_params *p, size_t i0, size_t V, size_t k0, size_t k1, float *xt) {
+    const size_t m = p->m;
+    for (size_t g = 0; g < V; g++) {
+        const float *rows[8];
+        for (size_t r = 0; r < 8; r++) rows[r] = p->a + CK_MIN(i0 + g * 8 + r, m - 1) * p->a_stride;
+        for (size_t c = k0; c < k1; c += 8) {
+            const size_t lanes = CK_MIN((size_t)8, k1 - c);
+            ck_v8 v[8];
+            if (lanes == 8) {
+                for (size_t r = 0; r < 8; r++) v[r] = v8_load(rows[r] + c);
+            } else {
+                for (size_t r = 0; r < 8; r++) v[r] = v8_load_partial(rows[r] + c, lanes);
+            }
+            sp_transpose(v);
+            float *dst = xt + (c - k0) * TILE + g * 8;
+            for (size_t q = 0; q < lanes; q++) v8_store(dst + q * TILE, v[q]);
+        }
+    }
+}
+
+/// Output channels [j0, j1) of one channel block: yt[j] = (first ? bias : yt[j]) + the block's
+/// nonzero terms, V vectors of pixels each.
+CK_SIMD8_INLINE void sp_block(const int V, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
+                              const float *xt, float *yt) {
+    const size_t n = job->p->n;
+    const uint32_t *seg = job->seg + blk * n;
+    const char *x = (const char *)xt;
+    for (size_t j = j0; j < j1; j++) {
+        ck_v8 acc[8];
+        float *y = yt + j * TILE;
+        if (first) {
+            const ck_v8 b = v8_broadcast(job->bias + j);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < V; v++) acc[v] = b;
+        } else {
+#pragma clang loop unroll(full)
+            for (int v = 0; v < V; v++) acc[v] = v8_load(y + v * 8);
+        }
+        const uint32_t end = seg[j + 1];
+        for (uint32_t t = seg[j]; t < end; t++) {
+            const ck_v8 w = v8_broadcast(job->values + t);
+            const float *xr = (const float *)(const void *)(x + job->index[t]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < V; v++) acc[v] = v8_fma(w, v8_load(xr + v * 8), acc[v]);
+        }
+#pragma clang loop unroll(full)
+        for (int v = 0; v < V; v++) v8_store(y + v * 8, acc[v]);
+    }
+}
+
+/// yt rows [j0, j1) back to NHWC for pixels [i0, min(m, i0 + 8 * V)), through the epilogue.
+CK_SIMD8_INLINE void sp_store_block(const ck_spconv_params *p, size_t i0, size_t V, size_t j0, size_t j1,
+                                    const float *yt) {
+    const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
+    const ck_v8 lo2 = v8_set1(p->sum_min), hi2 = v8_set1(p->sum_max);
+    for (size_t g = 0; g < V; g++) {
+        const size_t pixels = CK_MIN((size_t)8, p->m - CK_MIN(p->m, i0 + g * 8));
+        for (size_t c = j0; c < j1; c += 8) {
+            const size_t lanes = CK_MIN((size_t)8, p->n - c);
+            ck_v8 v[8];
+            for (size_t r = 0; r < 8; r++) v[r] = v8_load(yt + (c + r) * TILE + g * 8);
+            sp_transpose(v);
+            ck_v8 slopes = v8_zero();
+            if (p->prelu != NULL) slopes = lanes == 8 ? v8_load(p->prelu + c) : v8_load_partial(p->prelu + c, lanes);
+            for (size_t q = 0; q < pixels; q++) {
+                const size_t row = i0 + g * 8 + q;
+                ck_v8 o = v8_min(v8_max(v[q], lo), hi);
+                if (p->residual != NULL) {
+                    const float *res = p->residual + row * p->residual_stride + c;
+                    o = v8_add(o, lanes == 8 ? v8_load(res) : v8_load_partial(res, lanes));
+                    o = v8_min(v8_max(o, lo2), hi2);
+                }
+                if (p->prelu != NULL) o = v8_prelu(o, slopes);
+                float *out = p->c + row * p->c_stride + c;
+                if (lanes == 8) {
+                    v8_store(out, o);
+                } else {
+                    v8_store_partial(out, o, lanes);
+                }
+            }
+        }
+    }
+}
+
+CK_SIMD8_INLINE void sp_block_any(size_t V, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
+                                  const float *xt, float *yt) {
+    switch (V) {
+    case 1: sp_block(1, job, blk, first, j0, j1, xt, yt); break;
+    case 2: sp_block(2, job, blk, first, j0, j1, xt, yt); break;
+    case 3: sp_block(3, job, blk, first, j0, j1, xt, yt); break;
+    case 4: sp_block(4, job, blk, first, j0, j1, xt, yt); break;
+    case 5: sp_block(5, job, blk, first, j0, j1, xt, yt); break;
+    case 6: sp_block(6, job, blk, first, j0, j1, xt, yt); break;
+    case 7: sp_block(7, job, blk, first, j0, j1, xt, yt); break;
+    default: sp_block(8, job, blk, first, j0, j1, xt, yt); break;
+    }
+}
+
+/// Output channels per pass when the input fits in one channel block: their results are
+/// transposed back while still in the L1 cache.
+#define SP_OUTPUT_BLOCK 64
+
+/// One tile: pixels [i0, i0 + 8 * V).
+CK_SIMD8_FN static void tile_simd(const sp_job *job, size_t i0, size_t V, float *scratch) {
+    const ck_spconv_params *p = job->p;
+    const size_t n = p->n, k = p->k;
+    float *xt = scratch, *yt = scratch + job->l.block_size * TILE;
+    if (job->l.blocks == 1) {
+        sp_load_block(p, i0, V, 0, k, xt);
+        for (size_t j0 = 0; j0 < n; j0 += SP_OUTPUT_BLOCK) {
+            const size_t j1 = CK_MIN(n, j0 + SP_OUTPUT_BLOCK);
+            sp_block_any(V, job, 0, 1, j0, j1, xt, yt);
+            sp_store_block(p, i0, V, j0, j1, yt);
+        }
+        return;
+    }
+    for (size_t blk = 0; blk < job->l.blocks; blk++) {
+        const size_t k0 = blk * job->l.block_size;
+        sp_load_block(p, i0, V, k0, CK_MIN(k, k0 + job->l.block_size), xt);
+        sp_block_any(V, job, blk, blk == 0, 0, n, xt, yt);
+    }
+    sp_store_block(p, i0, V, 0, n, yt);
+}
+#endif
+
+/// Tile t covers the groups of 8 pixels [t * vectors / tiles, (t + 1) * vectors / tiles).
+static void sp_range(void *context, size_t begin, size_t end) {
+    const sp_job *job = (const sp_job *)context;
+    const ck_spconv_params *p = job->p;
+#if defined(CK_SIMD8)
+    const size_t slot = (size_t)ck_thread_slot();
+    if (job->simd && slot < p->scratch_slots) {
+        float *scratch = p->scratch + slot * ck_spconv_scratch_floats(p->n, p->k);
+        for (size_t t = begin; t < end; t++) {
+            const size_t g0 = t * job->vectors / job->tiles, g1 = (t + 1) * job->vectors / job->tiles;
+            tile_simd(job, g0 * 8, g1 - g0, scratch);
+        }
+        return;
+    }
+#endif
+    const size_t i0 = begin * job->vectors / job->tiles * 8, i1 = CK_MIN(p->m, end * job->vectors / job->tiles * 8);
+    rows_portable(job, i0, i1);
+}
+
+void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
+    if (p->m == 0 || p->n == 0) return;
+    sp_job job;
+    memset(&job, 0, sizeof job);
+    job.p = p;
+    const char *base = (const char *)p->packed;
+    sp_layout l = layout_for(p->n, p->k, 0);
+    job.seg = (const uint32_t *)(const void *)(base + l.seg_offset);
+    l = layout_for(p->n, p->k, job.seg[l.blocks * p->n]);
+    job.l = l;
+    job.bias = (const float *)(const void *)base;
+    job.values = (const float *)(const void *)(base + l.value_offset);
+    job.index = (const uint32_t *)(const void *)(base + l.index_offset);
+#if defined(CK_SIMD8)
+    job.simd = ck_use_simd8() && p->scratch != NULL;
+#endif
+    pool = ck_pool_for_work(pool, p->m * l.nonzeros);
+    // Tiles of at most 8 vectors of 8 pixels, as even as possible, and at least one per thread
+    // where there are enough pixels (a 7x7 layer on 2 threads: tiles of 32 and 24 pixels).
+    const size_t threads = (size_t)ck_threadpool_thread_count(pool);
+    job.vectors = (p->m + 7) / 8;
+    size_t tiles = (job.vectors + 7) / 8;
+    if (threads > 1 && tiles % threads != 0) tiles = CK_MIN(job.vectors, (tiles + threads - 1) / threads * threads);
+    job.tiles = tiles;
+    ck_parallel_for(pool, tiles, sp_range, &job);
+}
