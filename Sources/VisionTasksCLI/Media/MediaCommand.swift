@@ -53,6 +53,10 @@ struct MediaInfoCommand: ParsableCommand {
                 + String(format: ", %.3f fps", i.framesPerSecond)
             if let d = i.durationSeconds { line += String(format: ", %.2f s", d) }
             if let n = i.declaredFrameCount { line += ", \(n) frames declared" }
+            if i.displayRotation != 0 {
+                let turned = i.displayRotation % 180 == 0 ? "\(i.width)x\(i.height)" : "\(i.height)x\(i.width)"
+                line += ", display rotation \(i.displayRotation)° clockwise (applied: frames \(turned))"
+            }
             if countFrames {
                 var count = 0
                 var last = 0

@@ -58,6 +58,9 @@ struct SwipeCommand: ParsableCommand {
     @Flag(help: "The frames are mirror images (selfie feed): flips handedness and swipe directions.")
     var mirrored = false
 
+    @Flag(help: "Process frames as stored, ignoring the container's display rotation (applied by default).")
+    var ignoreDisplayRotation = false
+
     @Flag(help: "Smooth hand landmarks over time (1€ filter, the library's default settings).")
     var smooth = false
 
@@ -116,7 +119,7 @@ struct SwipeCommand: ParsableCommand {
         options.landmarkSmoothing = smooth ? HandLandmarkSmoothing() : nil
         let recognizer = try GestureRecognizer(options: options)
         let detector = try GestureEventDetector(options: eventOptions)
-        let reader = try VideoReader(path: input)
+        let reader = try VideoReader(path: input, appliesDisplayRotation: !ignoreDisplayRotation)
         var annotation = annotate.map { EventAnnotation(path: $0, framesPerSecond: reader.info.framesPerSecond) }
         while let frame = try reader.nextFrame() {
             let result = try recognizer.recognize(
