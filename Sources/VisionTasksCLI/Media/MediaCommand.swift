@@ -102,10 +102,13 @@ struct MediaDecodeCommand: ParsableCommand {
         }
         let reader = try VideoReader(path: input)
         var count = 0
+        // The frames' size: the stored one turned by the display rotation.
+        var size = (reader.info.width, reader.info.height)
         while let frame = try reader.nextFrame() {
             handle.write(Data(frame.image.packed().bytes))
+            size = (frame.image.width, frame.image.height)
             count += 1
         }
-        FileHandle.standardError.write(Data("\(input): \(count) frames of \(reader.info.width)x\(reader.info.height) rgb24\n".utf8))
+        FileHandle.standardError.write(Data("\(input): \(count) frames of \(size.0)x\(size.1) rgb24\n".utf8))
     }
 }

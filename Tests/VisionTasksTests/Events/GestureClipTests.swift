@@ -22,29 +22,33 @@ final class GestureClipTests: XCTestCase {
     ) throws -> [(kind: GestureEvent.Kind, frame: Int, hand: Int)] {
         let detector = try GestureEventDetector(options: options)
         let reader = try VideoReader(path: path)
-        var out: [(GestureEvent.Kind, Int, Int)] = []
+        let model = try SharedTestData.installedModel(landmarksOnly ? "hand_landmarker.task" : "gesture_recognizer.task").path
+        // One frame in, the events it completes out.
+        let step: (VideoFrame) throws -> [GestureEvent]
         if landmarksOnly {
             let o = HandLandmarkerOptions()
-            o.baseOptions.modelAssetPath = try SharedTestData.installedModel("hand_landmarker.task").path
+            o.baseOptions.modelAssetPath = model
             o.runningMode = .video
             let landmarker = try HandLandmarker(options: o)
-            while let frame = try reader.nextFrame() {
-                let result = try landmarker.detect(
-                    videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
-                out += detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
-                    .map { ($0.kind, frame.index, $0.handIdentifier) }
+            step = { frame in
+                detector.process(
+                    try landmarker.detect(videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds),
+                    imageWidth: frame.image.width, imageHeight: frame.image.height)
             }
         } else {
             let o = GestureRecognizerOptions()
-            o.baseOptions.modelAssetPath = try SharedTestData.installedModel("gesture_recognizer.task").path
+            o.baseOptions.modelAssetPath = model
             o.runningMode = .video
             let recognizer = try GestureRecognizer(options: o)
-            while let frame = try reader.nextFrame() {
-                let result = try recognizer.recognize(
-                    videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
-                out += detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
-                    .map { ($0.kind, frame.index, $0.handIdentifier) }
+            step = { frame in
+                detector.process(
+                    try recognizer.recognize(videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds),
+                    imageWidth: frame.image.width, imageHeight: frame.image.height)
             }
+        }
+        var out: [(GestureEvent.Kind, Int, Int)] = []
+        while let frame = try reader.nextFrame() {
+            out += try step(frame).map { ($0.kind, frame.index, $0.handIdentifier) }
         }
         return out
     }
