@@ -1,0 +1,65 @@
+import Foundation
+import VisionTasks
+
+/// The three model bundles, read from disk once when the server starts; every task instance
+/// (one per live session, a few shared by HTTP requests) is made from these bytes.
+struct ModelLibrary: Sendable {
+    let gestureRecognizer: Data
+    let handLandmarker: Data
+    let poseLandmarker: Data
+    let threadsPerTask: Int
+
+    /// Reads the bundles; a missing or unreadable file is a `TasksError.notFound` naming it.
+    init(models: ServerModels, threadsPerTask: Int) throws {
+        func read(_ path: String) throws -> Data {
+            guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else {
+                throw TasksError.notFound("Model asset not found or empty: \(path) (install it with `vision-tasks models install`)")
+            }
+            return data
+        }
+        gestureRecognizer = try read(models.gestureRecognizer)
+        handLandmarker = try read(models.handLandmarker)
+        poseLandmarker = try read(models.poseLandmarker)
+        self.threadsPerTask = threadsPerTask
+    }
+
+    /// A task instance for `settings` in `mode` (`.image` for HTTP requests, `.video` for a
+    /// live session, whose frames arrive in timestamp order and are tracked).
+    func makeEngine(_ settings: TaskSettings, mode: RunningMode) throws -> TaskEngine {
+        func base(_ data: Data) -> BaseOptions {
+            let base = BaseOptions(modelAssetBuffer: data)
+            base.numThreads = threadsPerTask
+            return base
+        }
+        switch settings.task {
+        case .gesture:
+            let options = GestureRecognizerOptions()
+            options.baseOptions = base(gestureRecognizer)
+            options.runningMode = mode
+            options.numHands = settings.numHands
+            options.minHandDetectionConfidence = settings.minHandDetectionConfidence
+            options.minHandPresenceConfidence = settings.minHandPresenceConfidence
+            options.minTrackingConfidence = settings.minTrackingConfidence
+            return TaskEngine(settings: settings, mode: mode, instance: .gesture(try GestureRecognizer(options: options)))
+        case .hands:
+            let options = HandLandmarkerOptions()
+            options.baseOptions = base(handLandmarker)
+            options.runningMode = mode
+            options.numHands = settings.numHands
+            options.minHandDetectionConfidence = settings.minHandDetectionConfidence
+            options.minHandPresenceConfidence = settings.minHandPresenceConfidence
+            options.minTrackingConfidence = settings.minTrackingConfidence
+            return TaskEngine(settings: settings, mode: mode, instance: .hands(try HandLandmarker(options: options)))
+        case .pose:
+            let options = PoseLandmarkerOptions()
+            options.baseOptions = base(poseLandmarker)
+            options.runningMode = mode
+            options.numPoses = settings.numPoses
+            options.minPoseDetectionConfidence = settings.minPoseDetectionConfidence
+            options.minPosePresenceConfidence = settings.minPosePresenceConfidence
+            options.minTrackingConfidence = settings.minTrackingConfidence
+            options.outputSegmentationMasks = settings.segmentationMasks
+            return TaskEngine(settings: settings, mode: mode, instance: .pose(try PoseLandmarker(options: options)))
+        }
+    }
+}
