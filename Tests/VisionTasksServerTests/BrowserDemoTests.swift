@@ -5,10 +5,6 @@ import ServiceLifecycle
 import TestSupport
 import XCTest
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 @testable import VisionTasksServer
 
 /// The demo page in a real browser: headless Chromium with a fake camera playing a clip made
@@ -54,15 +50,24 @@ final class BrowserDemoTests: XCTestCase {
             ]
             let log = work.appendingPathComponent("chromium.log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            browser.standardOutput = try FileHandle(forWritingTo: log)
-            browser.standardError = try FileHandle(forWritingTo: log)
+            let logHandle = try FileHandle(forWritingTo: log)
+            browser.standardOutput = logHandle
+            browser.standardError = logHandle
             try browser.run()
             defer {
                 browser.terminate()
                 browser.waitUntilExit()
+                try? logHandle.close()
             }
 
-            let pageURL = try await Self.pageDebuggerURL(profile: profile)
+            let pageURL: String
+            do {
+                pageURL = try await Self.pageDebuggerURL(profile: profile)
+            } catch {
+                let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: profile.path)) ?? []
+                throw ServerFixture.TestFailure("\(error); running: \(browser.isRunning); profile: \(files); Chromium said:\n\(output.suffix(3000))")
+            }
             let stateText = try await DevTools.run(url: pageURL) { devtools in
                 // Up to 60 s for the page to connect, stream and swipe twice.
                 var text = "{}"
@@ -109,7 +114,7 @@ final class BrowserDemoTests: XCTestCase {
         for _ in 0..<200 {
             if let text = try? String(contentsOf: profile.appendingPathComponent("DevToolsActivePort"), encoding: .utf8),
                 let port = text.split(separator: "\n").first.flatMap({ Int($0) }),
-                let (data, _) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/json/list")!),
+                let data = try? RawClientTests.RawClient.get(port: port, path: "/json/list"),
                 let targets = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]],
                 let page = targets.first(where: { $0["type"] as? String == "page" }),
                 let url = page["webSocketDebuggerUrl"] as? String

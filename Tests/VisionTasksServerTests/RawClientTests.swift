@@ -55,6 +55,24 @@ final class RawClientTests: XCTestCase {
             return String(decoding: head, as: UTF8.self)
         }
 
+        /// The body of `GET path` (HTTP/1.1, read by its Content-Length).
+        static func get(port: Int, path: String) throws -> Data {
+            let client = try RawClient(port: port)
+            try client.send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8))
+            let head = try client.readHead().lowercased()
+            guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+            else { throw ServerFixture.TestFailure("no Content-Length in \(head)") }
+            var body = [UInt8](repeating: 0, count: length)
+            var read = 0
+            while read < length {
+                let n = body[read...].withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { throw ServerFixture.TestFailure("the answer ended early") }
+                read += n
+            }
+            return Data(body)
+        }
+
         /// Upgrades to a live session.
         func upgrade(query: String = "task=gesture") throws -> String {
             try send(Array("GET /v1/live?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8))

@@ -169,6 +169,7 @@ function resetDeck() {
   deck = CARDS.map(([name, color], i) => {
     const card = document.createElement('div');
     card.className = 'card'; card.style.background = color; card.style.zIndex = String(CARDS.length - i);
+    card.style.setProperty('--depth', String(i));
     card.dataset.name = name;
     card.innerHTML = `<span class="stamp like">LIKE</span><span class="stamp nope">NOPE</span>${name}<small>${i + 1} / ${CARDS.length}</small>`;
     holder.appendChild(card);
@@ -181,6 +182,7 @@ function swipe(direction, source) {
   const card = deck.shift();
   if (!card) return;
   card.classList.add(direction === 'right' ? 'like' : 'nope');
+  deck.forEach((rest, i) => rest.style.setProperty('--depth', String(i)));
   demo.swipes.push({ direction, card: card.dataset.name, source });
   if (direction === 'right') { demo.liked += 1; $('liked').textContent = demo.liked; }
   else { demo.passed += 1; $('passed').textContent = demo.passed; }
