@@ -94,7 +94,8 @@ final class BrowserDemoTests: XCTestCase {
             }
             XCTAssertGreaterThan(state["framesWithLandmarks"] as? Int ?? 0, 0, "landmarks were drawn")
             XCTAssertEqual((state["errors"] as? [Any])?.count, 0, "no error answers: \(state)")
-            tasks.cancelAll()
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
         }
     }
 

@@ -37,8 +37,8 @@ def _mask_fast(payload, mask):
     return (int.from_bytes(payload, "little") ^ int.from_bytes(m, "little")).to_bytes(len(payload), "little")
 
 
-async def read_message(reader):
-    """The next text message (pings answered by the caller are not expected from this server)."""
+async def read_message(reader, writer):
+    """The next text message; pings (the server sends one every 30 s) are answered with pongs."""
     while True:
         b0, b1 = await reader.readexactly(2)
         n = b1 & 0x7F
@@ -50,6 +50,8 @@ async def read_message(reader):
         opcode = b0 & 0x0F
         if opcode == 0x8:
             return None
+        if opcode == 0x9:
+            writer.write(frame(0xA, payload))
         if opcode == 0x1:
             return json.loads(payload)
 
@@ -62,7 +64,7 @@ async def session(port, task, frames, deadline, max_frames, stats):
         stats["error_samples"].append(str(error)[:200])
         return
     try:
-        ready = await read_message(reader)
+        ready = await read_message(reader, writer)
         if not ready or ready.get("type") != "ready":
             stats["errors"] += 1
             stats["error_samples"].append(json.dumps(ready)[:200])
@@ -76,7 +78,7 @@ async def session(port, task, frames, deadline, max_frames, stats):
             await writer.drain()
             sent += 1
             while True:
-                answer = await read_message(reader)
+                answer = await read_message(reader, writer)
                 if answer is None:
                     stats["errors"] += 1
                     return
