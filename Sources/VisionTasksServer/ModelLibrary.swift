@@ -26,33 +26,18 @@ struct ModelLibrary: Sendable {
     /// A task instance for `settings` in `mode` (`.image` for HTTP requests, `.video` for a
     /// live session, whose frames arrive in timestamp order and are tracked).
     func makeEngine(_ settings: TaskSettings, mode: RunningMode) throws -> TaskEngine {
-        func base(_ data: Data) -> BaseOptions {
-            let base = BaseOptions(modelAssetBuffer: data)
-            base.numThreads = threadsPerTask
-            return base
-        }
         switch settings.task {
         case .gesture:
             let options = GestureRecognizerOptions()
-            options.baseOptions = base(gestureRecognizer)
-            options.runningMode = mode
-            options.numHands = settings.numHands
-            options.minHandDetectionConfidence = settings.minHandDetectionConfidence
-            options.minHandPresenceConfidence = settings.minHandPresenceConfidence
-            options.minTrackingConfidence = settings.minTrackingConfidence
+            applyHandSettings(settings, to: options, model: gestureRecognizer, mode: mode)
             return TaskEngine(settings: settings, mode: mode, instance: .gesture(try GestureRecognizer(options: options)))
         case .hands:
             let options = HandLandmarkerOptions()
-            options.baseOptions = base(handLandmarker)
-            options.runningMode = mode
-            options.numHands = settings.numHands
-            options.minHandDetectionConfidence = settings.minHandDetectionConfidence
-            options.minHandPresenceConfidence = settings.minHandPresenceConfidence
-            options.minTrackingConfidence = settings.minTrackingConfidence
+            applyHandSettings(settings, to: options, model: handLandmarker, mode: mode)
             return TaskEngine(settings: settings, mode: mode, instance: .hands(try HandLandmarker(options: options)))
         case .pose:
             let options = PoseLandmarkerOptions()
-            options.baseOptions = base(poseLandmarker)
+            options.baseOptions = baseOptions(poseLandmarker)
             options.runningMode = mode
             options.numPoses = settings.numPoses
             options.minPoseDetectionConfidence = settings.minPoseDetectionConfidence
@@ -61,5 +46,21 @@ struct ModelLibrary: Sendable {
             options.outputSegmentationMasks = settings.segmentationMasks
             return TaskEngine(settings: settings, mode: mode, instance: .pose(try PoseLandmarker(options: options)))
         }
+    }
+
+    private func baseOptions(_ model: Data) -> BaseOptions {
+        let base = BaseOptions(modelAssetBuffer: model)
+        base.numThreads = threadsPerTask
+        return base
+    }
+
+    /// The settings the hand landmarker and the gesture recognizer share.
+    private func applyHandSettings(_ settings: TaskSettings, to options: some CommonHandOptions, model: Data, mode: RunningMode) {
+        options.baseOptions = baseOptions(model)
+        options.runningMode = mode
+        options.numHands = settings.numHands
+        options.minHandDetectionConfidence = settings.minHandDetectionConfidence
+        options.minHandPresenceConfidence = settings.minHandPresenceConfidence
+        options.minTrackingConfidence = settings.minTrackingConfidence
     }
 }
