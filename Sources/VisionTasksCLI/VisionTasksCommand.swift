@@ -13,6 +13,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
             GestureCommand.self,
             HandsCommand.self,
             PoseCommand.self,
+            SwipeCommand.self,
             ServeCommand.self,
         ]
     )

@@ -1,5 +1,5 @@
 import Foundation
-import MediaIO
+@testable import MediaIO
 import TestSupport
 import XCTest
 
@@ -132,6 +132,60 @@ final class VideoTests: XCTestCase {
         XCTAssertEqual(frames.count, 12)
         XCTAssertEqual(frames.map(\.timestampInMilliseconds), (0..<12).map { $0 * 40 })
         XCTAssertThrowsError(try writer.append(base))
+    }
+
+    /// A phone video's display matrix ("rotate 90"): frames come upright by default (width and
+    /// height swap), as stored when asked; the writer tags streams the same way.
+    func testDisplayRotationIsAppliedByDefault() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mediaio-rotate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Stored 64x48: a green band on top, red below on the left, blue below on the right.
+        var bytes = [UInt8](repeating: 0, count: 64 * 48 * 3)
+        for y in 0..<48 {
+            for x in 0..<64 {
+                let colour: [UInt8] = y < 16 ? [0, 220, 0] : (x < 32 ? [220, 0, 0] : [0, 0, 220])
+                for c in 0..<3 { bytes[(y * 64 + x) * 3 + c] = colour[c] }
+            }
+        }
+        let stored = try PixelBuffer(width: 64, height: 48, format: .rgb8, bytes: bytes)
+        func dominant(_ image: PixelBuffer, _ x: Int, _ y: Int) -> Int {
+            let p = image.pixel(x: x, y: y)
+            return [p[p.startIndex], p[p.startIndex + 1], p[p.startIndex + 2]].enumerated().max { $0.element < $1.element }?.offset ?? -1
+        }
+        for (rotation, size) in [(90, (48, 64)), (180, (64, 48)), (270, (48, 64))] {
+            let path = dir.appendingPathComponent("rot\(rotation).mp4").path
+            let writer = try VideoWriter(path: path, width: 64, height: 48, framesPerSecond: 25, displayRotation: rotation)
+            for i in 0..<3 { try writer.append(stored, timestampInMilliseconds: i * 40) }
+            try writer.finish()
+            let reader = try VideoReader(path: path)
+            XCTAssertEqual(reader.info.displayRotation, rotation)
+            XCTAssertEqual(reader.info.width, 64)
+            let frames = Array(reader)
+            XCTAssertEqual(frames.count, 3)
+            let upright = try XCTUnwrap(frames.first?.image)
+            XCTAssertEqual(upright.width, size.0, "\(rotation)")
+            XCTAssertEqual(upright.height, size.1, "\(rotation)")
+            // Where the stored top band (green, channel 1) ends up after turning clockwise.
+            switch rotation {
+            case 90:
+                XCTAssertEqual(dominant(upright, 44, 32), 1)  // right side
+                XCTAssertEqual(dominant(upright, 10, 5), 0)  // stored left (red) is on top
+                XCTAssertEqual(dominant(upright, 10, 60), 2)  // stored right (blue) at the bottom
+            case 180:
+                XCTAssertEqual(dominant(upright, 32, 44), 1)  // bottom
+                XCTAssertEqual(dominant(upright, 5, 10), 2)  // stored right is now left
+            default:
+                XCTAssertEqual(dominant(upright, 4, 32), 1)  // left side
+                XCTAssertEqual(dominant(upright, 30, 5), 2)  // stored right (blue) on top
+            }
+            let asStored = try XCTUnwrap(Array(try VideoReader(path: path, appliesDisplayRotation: false)).first?.image)
+            XCTAssertEqual(asStored.width, 64)
+            XCTAssertEqual(dominant(asStored, 32, 4), 1)
+        }
+        XCTAssertEqual(VideoReader.quarterTurns(-90), 3)
+        XCTAssertEqual(VideoReader.quarterTurns(269.6), 3)
+        XCTAssertEqual(VideoReader.quarterTurns(.nan), 0)
     }
 
     /// Every container the writer offers (and the reader is asked to read: MOV, MKV, AVI, WebM)

@@ -26,4 +26,8 @@ public struct VideoInfo: Sendable, Equatable {
     public var codecName: String
     /// The container's short name (mov,mp4,m4a,..., matroska,webm, avi, gif...).
     public var containerName: String
+    /// The display rotation the container declares (the MP4 display matrix of phone videos),
+    /// in degrees clockwise: 0, 90, 180 or 270. `width` and `height` are the stored frame size;
+    /// `VideoReader` turns frames upright by this rotation unless told not to.
+    public var displayRotation: Int = 0
 }

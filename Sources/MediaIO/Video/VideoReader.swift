@@ -49,10 +49,17 @@ public final class VideoReader: Sequence, AsyncSequence {
     private static let endOfFile: Int32 = -0x2046_4F45 // AVERROR_EOF, FFERRTAG('E','O','F',' ')
     private static let tryAgain: Int32 = -EAGAIN
 
+    /// Whether frames are turned upright by `info.displayRotation` (as OpenCV's FFmpeg reader,
+    /// and so MediaPipe's Python users, do).
+    public let appliesDisplayRotation: Bool
+
     /// Opens `path` and its best video stream. Throws `MediaError` when the file is missing,
-    /// not a video, or has no decodable video stream.
-    public init(path: String) throws {
+    /// not a video, or has no decodable video stream. Frames come upright by the container's
+    /// display rotation (a phone video tagged "rotate 90") unless `appliesDisplayRotation` is
+    /// false, which gives the stored frames.
+    public init(path: String, appliesDisplayRotation: Bool = true) throws {
         self.path = path
+        self.appliesDisplayRotation = appliesDisplayRotation
         Self.quietFFmpegLogs()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -115,7 +122,8 @@ public final class VideoReader: Sequence, AsyncSequence {
             info = VideoInfo(
                 width: width, height: height, framesPerSecond: fps, declaredFrameCount: declared,
                 durationSeconds: duration, codecName: String(cString: decoder.pointee.name),
-                containerName: String(cString: ctx.pointee.iformat.pointee.name))
+                containerName: String(cString: ctx.pointee.iformat.pointee.name),
+                displayRotation: Self.quarterTurns(vt_stream_display_rotation(stream)) * 90)
         } catch {
             if openedFrame != nil { av_frame_free(&openedFrame) }
             if openedPacket != nil { av_packet_free(&openedPacket) }
@@ -243,7 +251,10 @@ public final class VideoReader: Sequence, AsyncSequence {
         }
         if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
         lastTimestamp = timestamp
-        let image = PixelBuffer(unchecked: width, height: height, format: .rgb8, bytesPerRow: stride, bytes: pixels)
+        var image = PixelBuffer(unchecked: width, height: height, format: .rgb8, bytesPerRow: stride, bytes: pixels)
+        if appliesDisplayRotation, let orientation = Self.orientation(clockwise: info.displayRotation) {
+            image = image.reoriented(orientation)
+        }
         defer { nextIndex += 1 }
         return VideoFrame(index: nextIndex, timestampInMilliseconds: timestamp, image: image)
     }
@@ -296,5 +307,24 @@ public final class VideoReader: Sequence, AsyncSequence {
     /// FFmpeg prints decoder complaints on stderr; MediaIO reports them as errors instead.
     static func quietFFmpegLogs() {
         if av_log_get_level() > AV_LOG_FATAL { av_log_set_level(AV_LOG_FATAL) }
+    }
+}
+
+extension VideoReader {
+    /// A rotation in degrees as quarter turns clockwise, 0...3 (rounded to the nearest).
+    static func quarterTurns(_ degrees: Double) -> Int {
+        guard degrees.isFinite else { return 0 }
+        let turns = Int((degrees / 90).rounded()) % 4
+        return turns < 0 ? turns + 4 : turns
+    }
+
+    /// The EXIF orientation of stored pixels that a player turns `degrees` clockwise; nil for 0.
+    static func orientation(clockwise degrees: Int) -> EXIFOrientation? {
+        switch degrees {
+        case 90: return .right
+        case 180: return .down
+        case 270: return .left
+        default: return nil
+        }
     }
 }

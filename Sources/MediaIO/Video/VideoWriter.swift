@@ -32,7 +32,9 @@ public final class VideoWriter {
 
     /// Creates the file and the encoder. `framesPerSecond` sets the encoder's rate control and
     /// the timestamps of frames appended without one.
-    public init(path: String, width: Int, height: Int, framesPerSecond: Double = 30) throws {
+    /// `displayRotation` (degrees clockwise, a multiple of 90) tags the stream with a display
+    /// matrix, as phones do; the frames are stored as given.
+    public init(path: String, width: Int, height: Int, framesPerSecond: Double = 30, displayRotation: Int = 0) throws {
         self.path = path
         self.width = width
         self.height = height
@@ -92,6 +94,9 @@ public final class VideoWriter {
         if status >= 0 {
             newStream.pointee.time_base = codecContext.pointee.time_base
             status = avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE)
+        }
+        if status >= 0, displayRotation % 360 != 0 {
+            status = vt_stream_set_display_rotation(newStream, Double(displayRotation))
         }
         if status >= 0 { status = avformat_write_header(ctx, nil) }
         frame = av_frame_alloc()

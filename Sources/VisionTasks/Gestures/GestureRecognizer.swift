@@ -89,10 +89,15 @@ public final class GestureRecognizer: @unchecked Sendable {
                         gestures.append([gesture])
                     }
                 }
-                return GestureRecognizerResult(
-                    gestures: gestures, handedness: hands.map { [$0.handedness] },
-                    landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
+                let reported = handGraph.reported(
+                    hands, imageWidth: pixels.width, imageHeight: pixels.height,
+                    tracksAcrossFrames: frame.tracksAcrossFrames,
                     timestampInMilliseconds: frame.resultTimestampInMilliseconds)
+                return GestureRecognizerResult(
+                    gestures: gestures, handedness: reported.map { [$0.handedness] },
+                    landmarks: reported.map(\.landmarks), worldLandmarks: reported.map(\.worldLandmarks),
+                    timestampInMilliseconds: frame.resultTimestampInMilliseconds,
+                    handIdentifiers: reported.compactMap(\.trackingID).map { Int($0) })
             }
         }
         relay.attach(self)

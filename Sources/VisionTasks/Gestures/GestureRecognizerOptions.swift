@@ -65,6 +65,25 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
         set { lock.withLock { _hands.minTrackingConfidence = newValue } }
     }
 
+    /// VisionTasks' addition: smooths the reported landmarks over time in video and
+    /// live-stream mode (see `HandLandmarkSmoothing`). Default nil: off, results equal to
+    /// MediaPipe's.
+    public var landmarkSmoothing: HandLandmarkSmoothing? {
+        get { lock.withLock { _hands.landmarkSmoothing } }
+        set { lock.withLock { _hands.landmarkSmoothing = newValue } }
+    }
+
+    /// VisionTasks' addition: whether the input frames are mirror images (a selfie camera or
+    /// preview that flips its frames, a mirrored screen capture). Default false: handedness
+    /// is the model's, as in MediaPipe. Measured on unmirrored photos, MediaPipe's model
+    /// reports the hand's real side (5 of 6 shared photos whose side is known), so for
+    /// mirrored frames, where a right hand looks like a left one, `true` flips "Left" and
+    /// "Right" to report the real side again. Landmarks stay in the frame's coordinates.
+    public var inputIsMirrored: Bool {
+        get { lock.withLock { _hands.inputIsMirrored } }
+        set { lock.withLock { _hands.inputIsMirrored = newValue } }
+    }
+
     /// How the canned classifier's scores become gestures (nil, the default: MediaPipe's
     /// defaults, every class, the threshold from the model's metadata if any).
     public var cannedGesturesClassifierOptions: ClassifierOptions? {

@@ -2,7 +2,7 @@
 /// `GestureRecognizerResult`: one entry per detected hand in each list, in the same order.
 ///
 /// `Codable` in the form of MediaPipe's reference files (`handedness`, `gestures`,
-/// `landmarks`, `worldLandmarks`); the timestamp is not encoded.
+/// `landmarks`, `worldLandmarks`); the timestamp and hand identifiers are not encoded.
 public struct GestureRecognizerResult: Sendable, Hashable, Codable {
     /// Per hand, the recognised gesture: one category with the gesture's name (e.g.
     /// "Thumb_Up", or a custom classifier's label) and score; `index` is -1 and
@@ -10,8 +10,10 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
     /// of a hand, that hand has no entry here (as in MediaPipe), so this list can be shorter
     /// than `landmarks`.
     public var gestures: [[ResultCategory]]
-    /// Per hand, one category: "Left" or "Right" with its score. As in MediaPipe, the model
-    /// assumes a mirrored (selfie) image: in a normal photo a right hand is often "Left".
+    /// Per hand, one category: "Left" or "Right" with its score, as MediaPipe reports it.
+    /// MediaPipe's older docs say the model assumes a mirrored (selfie) image, but on
+    /// unmirrored photos it mostly reports the hand's real side (5 of the 6 shared photos
+    /// whose side is known); for mirrored frames set the options' `inputIsMirrored`.
     public var handedness: [[ResultCategory]]
     /// Per hand, the 21 landmarks (`HandLandmark`) in normalised coordinates of the upright
     /// image.
@@ -20,13 +22,20 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
     public var worldLandmarks: [[Landmark]]
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
+    /// VisionTasks' addition: per hand, in the same order as `landmarks`, an identifier that
+    /// stays the same while the hand is tracked from frame to frame (video and live-stream
+    /// mode) and is new when a hand is detected anew (after it was lost, or a second hand).
+    /// Identifiers are positive, increase, and are never reused by one landmarker. Empty in
+    /// image mode, where images are independent. Not part of the reference-file JSON form.
+    public var handIdentifiers: [Int]
 
     /// A result from its parts (for tests and for code that builds results itself).
     public init(
         gestures: [[ResultCategory]], handedness: [[ResultCategory]],
         landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]],
-        timestampInMilliseconds: Int = 0
+        timestampInMilliseconds: Int = 0, handIdentifiers: [Int] = []
     ) {
+        self.handIdentifiers = handIdentifiers
         self.gestures = gestures
         self.handedness = handedness
         self.landmarks = landmarks
@@ -36,7 +45,7 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case handedness, gestures, landmarks, worldLandmarks }
 
-    /// Decodes the reference files' form (the timestamp becomes 0).
+    /// Decodes the reference files' form (the timestamp becomes 0, no identifiers).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
@@ -44,9 +53,10 @@ public struct GestureRecognizerResult: Sendable, Hashable, Codable {
         landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
         worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
         timestampInMilliseconds = 0
+        handIdentifiers = []
     }
 
-    /// Encodes the reference files' form (without the timestamp).
+    /// Encodes the reference files' form (without the timestamp and identifiers).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(handedness, forKey: .handedness)

@@ -87,12 +87,17 @@ public final class HandLandmarker: @unchecked Sendable {
             runningMode: options.runningMode, taskName: "Hand landmarker", resultHandler: relay.resultHandler
         ) { image, frame in
             let hands = try ImagePixels.withUprightPixels(of: image) { pixels in
-                try graph.process(pixels, tracksAcrossFrames: frame.tracksAcrossFrames)
+                graph.reported(
+                    try graph.process(pixels, tracksAcrossFrames: frame.tracksAcrossFrames),
+                    imageWidth: pixels.width, imageHeight: pixels.height,
+                    tracksAcrossFrames: frame.tracksAcrossFrames,
+                    timestampInMilliseconds: frame.resultTimestampInMilliseconds)
             }
             return HandLandmarkerResult(
                 landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
                 handedness: hands.map { [$0.handedness] },
-                timestampInMilliseconds: frame.resultTimestampInMilliseconds)
+                timestampInMilliseconds: frame.resultTimestampInMilliseconds,
+                handIdentifiers: hands.compactMap(\.trackingID).map { Int($0) })
         }
         relay.attach(self)
     }

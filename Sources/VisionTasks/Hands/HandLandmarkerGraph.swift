@@ -15,9 +15,14 @@ final class HandLandmarkerGraph {
         var minHandDetectionConfidence: Float = 0.5
         var minHandPresenceConfidence: Float = 0.5
         var minTrackingConfidence: Float = 0.5
+        /// VisionTasks' addition: smoothing of the reported landmarks (nil: off).
+        var landmarkSmoothing: HandLandmarkSmoothing? = nil
+        /// VisionTasks' addition: the frames are mirror images; reported handedness is flipped.
+        var inputIsMirrored = false
 
-        /// MediaPipe's checks: `numHands` ≥ 1, every confidence in 0...1.
+        /// MediaPipe's checks: `numHands` ≥ 1, every confidence in 0...1; valid smoothing.
         func validate() throws {
+            try landmarkSmoothing?.validate()
             try TaskOptionChecks.checkCount(numHands, option: "numHands")
             try TaskOptionChecks.checkConfidences([
                 "minHandDetectionConfidence": minHandDetectionConfidence,
@@ -39,6 +44,7 @@ final class HandLandmarkerGraph {
     private let palmDetector: SSDDetector
     private let landmarksDetector: HandLandmarksDetector
     private var tracker: RegionTracker
+    private var smoother: TrackedHandsSmoother?
 
     /// The graph on the bundle's models, `threadCount` threads per model (`VisionTaskSetup`).
     init(asset: ModelAsset, configuration: Configuration, threadCount: Int) throws {
@@ -54,6 +60,7 @@ final class HandLandmarkerGraph {
             threadCount: threadCount)
         tracker = .hands(
             maxHands: configuration.numHands, minTrackingConfidence: configuration.minTrackingConfidence)
+        smoother = try configuration.landmarkSmoothing.map { try TrackedHandsSmoother(settings: $0) }
     }
 
     /// Processes one image or frame. `tracksAcrossFrames` (video, live stream) enables region
@@ -63,9 +70,41 @@ final class HandLandmarkerGraph {
         do {
             return try run(image, tracksAcrossFrames: tracksAcrossFrames)
         } catch {
-            if tracksAcrossFrames { tracker.reset() }
+            if tracksAcrossFrames {
+                tracker.reset()
+                smoother?.reset()
+            }
             throw error
         }
+    }
+
+    /// The hands as the result reports them, after `process` (and after gesture
+    /// classification, which needs the model's own landmarks and handedness): smoothed when
+    /// `landmarkSmoothing` is set (video and live stream only), handedness flipped for
+    /// mirrored input.
+    func reported(
+        _ hands: [Hand], imageWidth: Int, imageHeight: Int, tracksAcrossFrames: Bool, timestampInMilliseconds: Int
+    ) -> [Hand] {
+        var hands = hands
+        if tracksAcrossFrames, var smoother {
+            hands = smoother.apply(
+                hands, imageWidth: imageWidth, imageHeight: imageHeight,
+                timestampInMilliseconds: timestampInMilliseconds)
+            self.smoother = smoother
+        }
+        if configuration.inputIsMirrored {
+            for index in hands.indices {
+                hands[index].handedness = Self.mirrored(hands[index].handedness)
+            }
+        }
+        return hands
+    }
+
+    /// The other side with the same score: a mirror image shows a right hand as a left one.
+    static func mirrored(_ handedness: ResultCategory) -> ResultCategory {
+        handedness.categoryName == "Left"
+            ? ResultCategory(index: 0, score: handedness.score, categoryName: "Right", displayName: "Right")
+            : ResultCategory(index: 1, score: handedness.score, categoryName: "Left", displayName: "Left")
     }
 
     private func run(_ image: ImagePixels, tracksAcrossFrames: Bool) throws -> [Hand] {
@@ -78,7 +117,10 @@ final class HandLandmarkerGraph {
         }
         var hands: [Hand] = []
         for region in regions {
-            if let hand = try landmarksDetector.detect(image, region: region) {
+            if var hand = try landmarksDetector.detect(image, region: region) {
+                // The identifier follows the hand into the region tracked in the next frame.
+                hand.trackingID = region.rectID
+                hand.nextFrameRegion?.rectID = region.rectID
                 hands.append(hand)
             }
         }

@@ -20,6 +20,9 @@ final class HandLandmarksDetector {
         var presence: Float
         /// The region to crop in the next frame (video and live stream).
         var nextFrameRegion: NormalizedRect?
+        /// The tracker's identifier of the region the hand was found in (video and live
+        /// stream; nil in image mode).
+        var trackingID: Int64? = nil
     }
 
     static let landmarkCount = 21

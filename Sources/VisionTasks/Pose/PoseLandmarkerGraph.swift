@@ -69,7 +69,8 @@ final class PoseLandmarkerGraph {
         return PoseLandmarkerResult(
             landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.worldLandmarks),
             segmentationMasks: poses.compactMap(\.segmentationMask),
-            timestampInMilliseconds: timestampInMilliseconds)
+            timestampInMilliseconds: timestampInMilliseconds,
+            poseIdentifiers: poses.compactMap(\.trackingID).map { Int($0) })
     }
 
     private func run(_ image: ImagePixels, tracksAcrossFrames: Bool) throws -> [PoseLandmarksDetector.Pose] {
@@ -82,9 +83,12 @@ final class PoseLandmarkerGraph {
         }
         var poses: [PoseLandmarksDetector.Pose] = []
         for region in regions {
-            if let pose = try landmarksDetector.detect(
+            if var pose = try landmarksDetector.detect(
                 image, region: region, outputSegmentationMask: configuration.outputSegmentationMasks)
             {
+                // The identifier follows the person into the region tracked in the next frame.
+                pose.trackingID = region.rectID
+                pose.nextFrameRegion?.rectID = region.rectID
                 poses.append(pose)
             }
         }

@@ -21,6 +21,9 @@ final class PoseLandmarksDetector {
         var presence: Float
         /// The person's segmentation mask at the image size, when asked for.
         var segmentationMask: MPMask?
+        /// The tracker's identifier of the region the pose was found in (video and live
+        /// stream; nil in image mode).
+        var trackingID: Int64? = nil
     }
 
     /// Landmarks the model outputs: 33 body landmarks and 2 auxiliary ones (hip midpoint,

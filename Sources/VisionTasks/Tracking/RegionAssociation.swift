@@ -7,9 +7,12 @@ package enum RegionAssociation: Sendable, Hashable {
     /// MediaPipe's AssociationNormRectCalculator (pose): the tracked regions, then the detected
     /// ones, are appended in order; each appended region first removes every region already in
     /// the list that it overlaps by more than `minSimilarity`. Newer (detected) regions win.
+    /// A region without an id that replaces others takes the id of the one it overlaps most
+    /// (the same object, seen again by the detector); the geometry is MediaPipe's.
     case preferDetected(minSimilarity: Float)
 
-    /// Merges `tracked` and `detected` regions. `nextID` numbers regions for `.keepTracked`.
+    /// Merges `tracked` and `detected` regions. Every returned region has an id: tracked
+    /// regions keep theirs, new ones are numbered from `nextID`, which is advanced.
     package func associate(
         tracked: [NormalizedRect], detected: [NormalizedRect], nextID: inout Int64
     ) -> [NormalizedRect] {
@@ -39,10 +42,23 @@ package enum RegionAssociation: Sendable, Hashable {
             return result
         case .preferDetected(let threshold):
             var result: [NormalizedRect] = []
-            for rect in tracked + detected {
+            for var rect in tracked + detected {
                 let box = Self.box(rect)
-                result.removeAll { Self.box($0).intersectionOverUnion(box) > threshold }
+                var inherited: (id: Int64, overlap: Float)?
+                result.removeAll { existing in
+                    let overlap = Self.box(existing).intersectionOverUnion(box)
+                    guard overlap > threshold else { return false }
+                    if let id = existing.rectID, overlap > (inherited?.overlap ?? -1) {
+                        inherited = (id, overlap)
+                    }
+                    return true
+                }
+                if rect.rectID == nil { rect.rectID = inherited?.id }
                 result.append(rect)
+            }
+            for index in result.indices where result[index].rectID == nil {
+                result[index].rectID = nextID
+                nextID += 1
             }
             return result
         }

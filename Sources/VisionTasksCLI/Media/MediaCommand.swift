@@ -53,6 +53,10 @@ struct MediaInfoCommand: ParsableCommand {
                 + String(format: ", %.3f fps", i.framesPerSecond)
             if let d = i.durationSeconds { line += String(format: ", %.2f s", d) }
             if let n = i.declaredFrameCount { line += ", \(n) frames declared" }
+            if i.displayRotation != 0 {
+                let turned = i.displayRotation % 180 == 0 ? "\(i.width)x\(i.height)" : "\(i.height)x\(i.width)"
+                line += ", display rotation \(i.displayRotation)° clockwise (applied: frames \(turned))"
+            }
             if countFrames {
                 var count = 0
                 var last = 0
@@ -98,10 +102,13 @@ struct MediaDecodeCommand: ParsableCommand {
         }
         let reader = try VideoReader(path: input)
         var count = 0
+        // The frames' size: the stored one turned by the display rotation.
+        var size = (reader.info.width, reader.info.height)
         while let frame = try reader.nextFrame() {
             handle.write(Data(frame.image.packed().bytes))
+            size = (frame.image.width, frame.image.height)
             count += 1
         }
-        FileHandle.standardError.write(Data("\(input): \(count) frames of \(reader.info.width)x\(reader.info.height) rgb24\n".utf8))
+        FileHandle.standardError.write(Data("\(input): \(count) frames of \(size.0)x\(size.1) rgb24\n".utf8))
     }
 }

@@ -98,7 +98,7 @@ struct MediaDriver {
     private func runVideo<P: FrameProcessor>(
         _ input: MediaInput, _ processor: inout P, writer: RecordWriter, progress: ProgressReporter, files: OutputFiles
     ) throws {
-        let reader = try VideoReader(path: input.path)
+        let reader = try VideoReader(path: input.path, appliesDisplayRotation: !options.ignoreDisplayRotation)
         progress.beginFile(input.path, frames: reader.info.declaredFrameCount)
         try processor.begin(input: input, mode: options.runningMode?.runningMode ?? .video)
         var videoWriter: VideoWriter?

@@ -41,6 +41,9 @@ struct MediaOptions: ParsableArguments {
     @Option(help: "image: every image and frame independently; video: track across the frames of a video (default for videos and raw streams).")
     var runningMode: RunningModeOption?
 
+    @Flag(help: "Process video frames as stored, ignoring the container's display rotation (applied by default, as OpenCV does).")
+    var ignoreDisplayRotation = false
+
     @Flag(help: "Do not show progress on stderr.")
     var noProgress = false
 

@@ -288,7 +288,10 @@ final class PoseLandmarkerTests: XCTestCase {
                     XCTAssertEqual(p.y, q.y, accuracy: 1e-6)
                     XCTAssertEqual(p.visibility, q.visibility)
                 }
-                XCTAssertEqual(b, try independent.detect(image: image).withTimestamp(frame.timestampInMilliseconds))
+                // Video mode adds the tracked person's identifier (the first one is 1).
+                var expected = try independent.detect(image: image).withTimestamp(frame.timestampInMilliseconds)
+                expected.poseIdentifiers = [1]
+                XCTAssertEqual(b, expected)
             } else if a.landmarks != b.landmarks {
                 differing += 1
                 // Smoothing moves landmarks a little, not far.
@@ -364,7 +367,9 @@ final class PoseLandmarkerTests: XCTestCase {
         // Two poses: no smoothing, so the first video frame equals the image result exactly.
         let videoMode = try PoseLandmarker(options: options(.video, numPoses: 2))
         let frame = try await videoMode.detect(photo, timestampInMilliseconds: 7)
-        XCTAssertEqual(frame, sync.withTimestamp(7))
+        var expected = sync.withTimestamp(7)
+        expected.poseIdentifiers = Array(1...sync.landmarks.count)
+        XCTAssertEqual(frame, expected)
         do {
             _ = try await videoMode.detect(photo, timestampInMilliseconds: 7)
             XCTFail("a repeated timestamp is refused")

@@ -32,12 +32,14 @@ final class RegionTrackerTests: XCTestCase {
 
     func testPosesPreferDetectedRegions() {
         var tracker = RegionTracker.poses(maxPoses: 2, minTrackingConfidence: 0.5)
-        tracker.update(nextFrameRegions: [rect(0.3, 0.5)])
+        var tracked = rect(0.3, 0.5)
+        tracked.rectID = 7
+        tracker.update(nextFrameRegions: [tracked])
         // The detection overlapping the tracked pose replaces it (MediaPipe's generic
-        // association: later inputs win).
+        // association: later inputs win) and keeps its identifier; the new person gets one.
         let regions = tracker.regions(detected: [rect(0.32, 0.5), rect(0.8, 0.8)])
         XCTAssertEqual(regions.map(\.xCenter), [0.32, 0.8])
-        XCTAssertEqual(regions.map(\.rectID), [nil, nil])
+        XCTAssertEqual(regions.map(\.rectID), [7, 1])
         // Overlapping tracked regions collapse too.
         tracker.update(nextFrameRegions: [rect(0.3, 0.5), rect(0.31, 0.5)])
         XCTAssertEqual(tracker.regions(detected: nil).map(\.xCenter), [0.31])
