@@ -5,8 +5,11 @@ import VisionTasks
 /// `timestampInMilliseconds` and the result under the task's key), then the session's figures.
 ///
 ///     {"type": "result", "task": "gesture", "frame": 12, "timestampInMilliseconds": 4012,
-///      "width": 640, "height": 480, "gesture": {...}, "processingMilliseconds": 31.2,
-///      "droppedFrames": 3}
+///      "width": 640, "height": 480, "gesture": {...}, "handIdentifiers": [3],
+///      "events": [{"event": "thumbsUp", "hand": 3, "handedness": "Right", "timestampInMilliseconds": 4012}],
+///      "processingMilliseconds": 31.2, "droppedFrames": 3}
+///
+/// Pose sessions carry `poseIdentifiers` instead, and no events.
 struct LiveAnswer: Encodable {
     var task: TaskKind
     /// The frame's number in the session (1 for the first processed frame).
@@ -30,6 +33,12 @@ struct LiveAnswer: Encodable {
         try c.encode(task.rawValue, forKey: .init("task"))
         try c.encode((processingMilliseconds * 1000).rounded() / 1000, forKey: .init("processingMilliseconds"))
         try c.encode(droppedFrames, forKey: .init("droppedFrames"))
+        if task == .pose {
+            try c.encode(output.identifiers, forKey: .init("poseIdentifiers"))
+        } else {
+            try c.encode(output.identifiers, forKey: .init("handIdentifiers"))
+            try c.encode(output.events, forKey: .init("events"))
+        }
     }
 }
 
@@ -60,6 +69,7 @@ struct LiveReadyAnswer: Encodable {
     private enum Keys: String, CodingKey {
         case type, task, numHands, numPoses, minHandDetectionConfidence, minHandPresenceConfidence
         case minPoseDetectionConfidence, minPosePresenceConfidence, minTrackingConfidence, segmentationMasks
+        case mirrored, smoothing
         case maxImageBytes, maxImagePixels
     }
 
@@ -72,6 +82,8 @@ struct LiveReadyAnswer: Encodable {
             try c.encode(settings.numHands, forKey: .numHands)
             try c.encode(settings.minHandDetectionConfidence, forKey: .minHandDetectionConfidence)
             try c.encode(settings.minHandPresenceConfidence, forKey: .minHandPresenceConfidence)
+            try c.encode(settings.mirrored, forKey: .mirrored)
+            try c.encode(settings.smoothing, forKey: .smoothing)
         case .pose:
             try c.encode(settings.numPoses, forKey: .numPoses)
             try c.encode(settings.minPoseDetectionConfidence, forKey: .minPoseDetectionConfidence)

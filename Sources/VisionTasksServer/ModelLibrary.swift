@@ -30,11 +30,15 @@ struct ModelLibrary: Sendable {
         case .gesture:
             let options = GestureRecognizerOptions()
             applyHandSettings(settings, to: options, model: gestureRecognizer, mode: mode)
-            return TaskEngine(settings: settings, mode: mode, instance: .gesture(try GestureRecognizer(options: options)))
+            return TaskEngine(
+                settings: settings, mode: mode, instance: .gesture(try GestureRecognizer(options: options)),
+                events: try eventDetector(settings, mode: mode))
         case .hands:
             let options = HandLandmarkerOptions()
             applyHandSettings(settings, to: options, model: handLandmarker, mode: mode)
-            return TaskEngine(settings: settings, mode: mode, instance: .hands(try HandLandmarker(options: options)))
+            return TaskEngine(
+                settings: settings, mode: mode, instance: .hands(try HandLandmarker(options: options)),
+                events: try eventDetector(settings, mode: mode))
         case .pose:
             let options = PoseLandmarkerOptions()
             options.baseOptions = baseOptions(poseLandmarker)
@@ -44,8 +48,17 @@ struct ModelLibrary: Sendable {
             options.minPosePresenceConfidence = settings.minPosePresenceConfidence
             options.minTrackingConfidence = settings.minTrackingConfidence
             options.outputSegmentationMasks = settings.segmentationMasks
-            return TaskEngine(settings: settings, mode: mode, instance: .pose(try PoseLandmarker(options: options)))
+            return TaskEngine(settings: settings, mode: mode, instance: .pose(try PoseLandmarker(options: options)), events: nil)
         }
+    }
+
+    /// Live sessions of the hand tasks turn their results into gesture events (thumbs up and
+    /// down, swipes) with the detector's documented defaults; images have no events.
+    private func eventDetector(_ settings: TaskSettings, mode: RunningMode) throws -> GestureEventDetector? {
+        guard mode != .image else { return nil }
+        var options = GestureEventOptions()
+        options.inputIsMirrored = settings.mirrored
+        return try GestureEventDetector(options: options)
     }
 
     private func baseOptions(_ model: Data) -> BaseOptions {
@@ -62,5 +75,7 @@ struct ModelLibrary: Sendable {
         options.minHandDetectionConfidence = settings.minHandDetectionConfidence
         options.minHandPresenceConfidence = settings.minHandPresenceConfidence
         options.minTrackingConfidence = settings.minTrackingConfidence
+        options.inputIsMirrored = settings.mirrored
+        options.landmarkSmoothing = settings.smoothing ? HandLandmarkSmoothing() : nil
     }
 }

@@ -13,11 +13,13 @@ final class TaskEngine: @unchecked Sendable {
     let settings: TaskSettings
     let mode: RunningMode
     private let instance: Instance
+    private let events: GestureEventDetector?
 
-    init(settings: TaskSettings, mode: RunningMode, instance: Instance) {
+    init(settings: TaskSettings, mode: RunningMode, instance: Instance, events: GestureEventDetector?) {
         self.settings = settings
         self.mode = mode
         self.instance = instance
+        self.events = events
     }
 
     /// Runs `image` (in video mode at `timestampInMilliseconds`, which must increase from call
@@ -30,19 +32,23 @@ final class TaskEngine: @unchecked Sendable {
                 video
                 ? try recognizer.recognize(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
                 : try recognizer.recognize(image: image)
-            return TaskOutput(result: result)
+            return TaskOutput(
+                result: result, identifiers: result.handIdentifiers,
+                events: events?.process(result, imageWidth: image.width, imageHeight: image.height) ?? [])
         case .hands(let landmarker):
             let result =
                 video
                 ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
                 : try landmarker.detect(image: image)
-            return TaskOutput(result: result)
+            return TaskOutput(
+                result: result, identifiers: result.handIdentifiers,
+                events: events?.process(result, imageWidth: image.width, imageHeight: image.height) ?? [])
         case .pose(let landmarker):
             let result =
                 video
                 ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
                 : try landmarker.detect(image: image)
-            return TaskOutput(result: PoseRecord(result))
+            return TaskOutput(result: PoseRecord(result), identifiers: result.poseIdentifiers, events: [])
         }
     }
 }
@@ -52,4 +58,8 @@ struct TaskOutput: @unchecked Sendable {
     /// The result in the CLI's JSON form (`GestureRecognizerResult`, `HandLandmarkerResult` or
     /// `PoseRecord`).
     var result: any Encodable
+    /// Per hand (or pose), its identifier while it is tracked (empty in image mode).
+    var identifiers: [Int]
+    /// The gesture events this frame completed (live hand sessions).
+    var events: [GestureEvent]
 }

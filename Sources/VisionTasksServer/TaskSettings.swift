@@ -15,6 +15,11 @@ struct TaskSettings: Sendable, Hashable {
     var minTrackingConfidence: Float = 0.5
     /// Pose only: compute segmentation masks (answers carry their summaries).
     var segmentationMasks = false
+    /// Hands: the frames are mirrored (a selfie camera that flips them): handedness is the
+    /// hand's real side and swipe directions follow the user's view (`inputIsMirrored`).
+    var mirrored = false
+    /// Hands: smooth the landmarks over time (`HandLandmarkSmoothing` with its defaults).
+    var smoothing = false
 
     /// The most hands or poses one request may ask for (bounds the work per frame).
     static let maxCount = 4
@@ -22,6 +27,7 @@ struct TaskSettings: Sendable, Hashable {
     static let names = [
         "task", "numHands", "minHandDetectionConfidence", "minHandPresenceConfidence", "numPoses",
         "minPoseDetectionConfidence", "minPosePresenceConfidence", "minTrackingConfidence", "segmentationMasks",
+        "mirrored", "smoothing",
     ]
 
     /// Applies `name=value` pairs in order on top of `self`.
@@ -61,11 +67,9 @@ struct TaskSettings: Sendable, Hashable {
         case "minPoseDetectionConfidence": minPoseDetectionConfidence = try Self.confidence(name, value)
         case "minPosePresenceConfidence": minPosePresenceConfidence = try Self.confidence(name, value)
         case "minTrackingConfidence": minTrackingConfidence = try Self.confidence(name, value)
-        case "segmentationMasks":
-            guard let flag = Bool(value) else {
-                throw ServerError(code: .badOption, message: "segmentationMasks must be true or false, not '\(value)'")
-            }
-            segmentationMasks = flag
+        case "segmentationMasks": segmentationMasks = try Self.flag(name, value)
+        case "mirrored": mirrored = try Self.flag(name, value)
+        case "smoothing": smoothing = try Self.flag(name, value)
         default:
             throw ServerError(
                 code: .badOption, message: "unknown option '\(name)'; the options are \(Self.names.joined(separator: ", "))")
@@ -77,6 +81,13 @@ struct TaskSettings: Sendable, Hashable {
             throw ServerError(code: .badOption, message: "\(name) must be a whole number from 1 to \(maxCount), not '\(value)'")
         }
         return n
+    }
+
+    private static func flag(_ name: String, _ value: String) throws(ServerError) -> Bool {
+        guard let flag = Bool(value) else {
+            throw ServerError(code: .badOption, message: "\(name) must be true or false, not '\(value)'")
+        }
+        return flag
     }
 
     private static func confidence(_ name: String, _ value: String) throws(ServerError) -> Float {

@@ -26,7 +26,10 @@ final class LiveSessionTests: XCTestCase {
         options.baseOptions.modelAssetPath = server.configuration.models.gestureRecognizer
         options.runningMode = .video
         let recognizer = try GestureRecognizer(options: options)
-        let expected = try frames.map { try recognizer.recognize(videoFrame: MPImage(data: $0.bytes), timestampInMilliseconds: $0.timestamp) }
+        let images = try frames.map { try MPImage(data: $0.bytes) }
+        let expected = try zip(frames, images).map { try recognizer.recognize(videoFrame: $1, timestampInMilliseconds: $0.timestamp) }
+        let detector = try GestureEventDetector()
+        let expectedEvents = zip(expected, images).map { detector.process($0, imageWidth: $1.width, imageHeight: $1.height) }
 
         try await server.withLive { _, port in
             try await liveSession(port: port) { reader, outbound in
@@ -45,12 +48,17 @@ final class LiveSessionTests: XCTestCase {
                     XCTAssertEqual(decoded.handedness, expected[i].handedness, "frame \(i)")
                     XCTAssertEqual(decoded.landmarks, expected[i].landmarks, "frame \(i)")
                     XCTAssertEqual(decoded.worldLandmarks, expected[i].worldLandmarks, "frame \(i)")
+                    XCTAssertEqual(answer["handIdentifiers"] as? [Int], expected[i].handIdentifiers, "frame \(i)")
+                    let events = try JSONDecoder().decode(
+                        [GestureEvent].self, from: JSONSerialization.data(withJSONObject: answer["events"] ?? []))
+                    XCTAssertEqual(events, expectedEvents[i], "frame \(i)")
                 }
                 try await outbound.close(.normalClosure, reason: nil)
             }
         }
         XCTAssertEqual(expected[0].gestures.first?.first?.categoryName, "Thumb_Up")
         XCTAssertEqual(expected[3].gestures.first?.first?.categoryName, "Thumb_Down")
+        XCTAssertFalse(expected[0].handIdentifiers.isEmpty, "video mode gives identifiers")
     }
 
     /// Frames sent faster than they are processed: only the newest waiting frame is kept, the

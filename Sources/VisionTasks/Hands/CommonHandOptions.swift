@@ -7,6 +7,8 @@ package protocol CommonHandOptions: AnyObject {
     var minHandDetectionConfidence: Float { get set }
     var minHandPresenceConfidence: Float { get set }
     var minTrackingConfidence: Float { get set }
+    var landmarkSmoothing: HandLandmarkSmoothing? { get set }
+    var inputIsMirrored: Bool { get set }
 }
 
 extension HandLandmarkerOptions: CommonHandOptions {}
