@@ -5,11 +5,12 @@ import PackageDescription
 
 let package = Package(
     name: "VisionTasks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "VisionTasks", targets: ["VisionTasks"]),
         .library(name: "LiteInterpreter", targets: ["LiteInterpreter"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
+        .library(name: "VisionTasksServer", targets: ["VisionTasksServer"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "vision-tasks-bench", targets: ["Benchmarks"]),
     ],
@@ -19,6 +20,12 @@ let package = Package(
         // `swift package generate-documentation --target VisionTasks` (the DocC catalog); a plugin,
         // so nothing of it is linked into the products.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Hot loops in C with run-time CPU dispatch (AVX2/FMA, NEON, portable fallback).
@@ -59,12 +66,26 @@ let package = Package(
         // The media layer: decoding and encoding images and videos, EXIF, drawing; extends
         // VisionTasks' MPImage with init(contentsOfFile:), init(contentsOf:), init(data:).
         .target(name: "MediaIO", dependencies: ["VisionTasks", "CJPEG", "CPNG", "CFFmpeg", "CKernels"]),
+        // `vision-tasks serve`: the live WebSocket server, the HTTP API and the demo page (Hummingbird).
+        .target(
+            name: "VisionTasksServer",
+            dependencies: [
+                "VisionTasks", "MediaIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Page")]
+        ),
 
         // The `vision-tasks` command-line tool.
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasks", "LiteInterpreter", "MediaIO",
+                "VisionTasks", "LiteInterpreter", "MediaIO", "VisionTasksServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -80,5 +101,13 @@ let package = Package(
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "VisionTasks", "TestSupport"]),
         .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "MediaIO", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
+        .testTarget(
+            name: "VisionTasksServerTests",
+            dependencies: [
+                "VisionTasksServer", "VisionTasks", "MediaIO", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
     ]
 )

@@ -14,6 +14,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
             HandsCommand.self,
             PoseCommand.self,
             SwipeCommand.self,
+            ServeCommand.self,
         ]
     )
 }

@@ -88,6 +88,18 @@ vt_ensure_neon_tools() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# Headless Chromium for the browser test of the demo page (BrowserDemoTests); Debian/Ubuntu with apt.
+vt_ensure_chromium() {
+    local name
+    for name in chromium chromium-browser google-chrome; do
+        command -v "$name" >/dev/null 2>&1 && return 0
+    done
+    command -v apt-get >/dev/null 2>&1 || vt_die "the browser test needs Chromium (Debian: chromium); install it or skip BrowserDemoTests"
+    vt_log "installing Chromium for the browser test"
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
+}
+
 # Builds everything but the tests, in release, with the flags the tests use.
 vt_build() {
     # Said only before a first build (no tool built yet); later runs are no-op or incremental builds.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VisionTasks
 
 /// `--output-format`.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
@@ -9,35 +10,6 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     case jsonl
     /// A human summary line per image or frame.
     case text
-}
-
-/// One output record: where it came from and the task's result under the task's key.
-struct FrameRecord: Encodable {
-    var file: String
-    var width: Int?
-    var height: Int?
-    var frame: Int?
-    var timestampInMilliseconds: Int?
-    var resultKey: String
-    var result: any Encodable
-
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(file, forKey: Key("file"))
-        try container.encodeIfPresent(width, forKey: Key("width"))
-        try container.encodeIfPresent(height, forKey: Key("height"))
-        try container.encodeIfPresent(frame, forKey: Key("frame"))
-        try container.encodeIfPresent(timestampInMilliseconds, forKey: Key("timestampInMilliseconds"))
-        try result.encode(to: container.superEncoder(forKey: Key(resultKey)))
-    }
 }
 
 /// Writes records to `--output FILE` or stdout in the chosen format.
@@ -61,8 +33,7 @@ final class RecordWriter {
     init(format: OutputFormat, path: String?, inputs: InputFiles = InputFiles([])) throws {
         self.format = format
         self.inputs = inputs
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        encoder = FrameRecord.makeEncoder()
         if let path, path != "-" {
             try inputs.checkNotAnInput(path)
             try OutputFile.checkWritable(path)
@@ -101,7 +72,7 @@ final class RecordWriter {
                 try emit(Data(",\n".utf8) + object)
             }
         case .text:
-            var where_ = record.file
+            var where_ = record.file ?? "-"
             if let frame = record.frame, let t = record.timestampInMilliseconds { where_ += " frame \(frame) @ \(t) ms" }
             try emit(Data("\(where_): \(summary)\n".utf8))
         }

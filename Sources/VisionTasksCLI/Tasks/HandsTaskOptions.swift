@@ -40,17 +40,3 @@ struct HandsTaskOptions: ParsableArguments {
         options.minTrackingConfidence = minTrackingConfidence
     }
 }
-
-/// The options `HandLandmarkerOptions` and `GestureRecognizerOptions` both have (MediaPipe
-/// gives the two classes the same hand settings).
-protocol CommonHandOptions: AnyObject {
-    var baseOptions: BaseOptions { get set }
-    var runningMode: RunningMode { get set }
-    var numHands: Int { get set }
-    var minHandDetectionConfidence: Float { get set }
-    var minHandPresenceConfidence: Float { get set }
-    var minTrackingConfidence: Float { get set }
-}
-
-extension HandLandmarkerOptions: CommonHandOptions {}
-extension GestureRecognizerOptions: CommonHandOptions {}

@@ -1,0 +1,15 @@
+/// The options `HandLandmarkerOptions` and `GestureRecognizerOptions` both have (MediaPipe
+/// gives the two classes the same hand settings).
+package protocol CommonHandOptions: AnyObject {
+    var baseOptions: BaseOptions { get set }
+    var runningMode: RunningMode { get set }
+    var numHands: Int { get set }
+    var minHandDetectionConfidence: Float { get set }
+    var minHandPresenceConfidence: Float { get set }
+    var minTrackingConfidence: Float { get set }
+    var landmarkSmoothing: HandLandmarkSmoothing? { get set }
+    var inputIsMirrored: Bool { get set }
+}
+
+extension HandLandmarkerOptions: CommonHandOptions {}
+extension GestureRecognizerOptions: CommonHandOptions {}

@@ -1,0 +1,97 @@
+import Foundation
+import VisionTasks
+
+/// The JSON answer to one processed live frame: the CLI's record (`width`, `height`,
+/// `timestampInMilliseconds` and the result under the task's key), then the session's figures.
+///
+///     {"type": "result", "task": "gesture", "frame": 12, "timestampInMilliseconds": 4012,
+///      "width": 640, "height": 480, "gesture": {...}, "handIdentifiers": [3],
+///      "events": [{"event": "thumbsUp", "hand": 3, "handedness": "Right", "timestampInMilliseconds": 4012}],
+///      "processingMilliseconds": 31.2, "droppedFrames": 3}
+///
+/// Pose sessions carry `poseIdentifiers` instead, and no events.
+struct LiveAnswer: Encodable {
+    var task: TaskKind
+    /// The frame's number in the session (1 for the first processed frame).
+    var frame: Int
+    var width: Int
+    var height: Int
+    var timestampInMilliseconds: Int
+    var output: TaskOutput
+    /// Decoding and running the task, in milliseconds.
+    var processingMilliseconds: Double
+    /// Frames of this session replaced by a newer one before they were processed, so far.
+    var droppedFrames: Int
+
+    func encode(to encoder: any Encoder) throws {
+        let record = FrameRecord(
+            width: width, height: height, frame: frame, timestampInMilliseconds: timestampInMilliseconds,
+            resultKey: task.rawValue, result: output.result)
+        try record.encode(to: encoder)
+        var c = encoder.container(keyedBy: FrameRecord.Key.self)
+        try c.encode("result", forKey: .init("type"))
+        try c.encode(task.rawValue, forKey: .init("task"))
+        try c.encode((processingMilliseconds * 1000).rounded() / 1000, forKey: .init("processingMilliseconds"))
+        try c.encode(droppedFrames, forKey: .init("droppedFrames"))
+        if task == .pose {
+            try c.encode(output.identifiers, forKey: .init("poseIdentifiers"))
+        } else {
+            try c.encode(output.identifiers, forKey: .init("handIdentifiers"))
+            try c.encode(output.events, forKey: .init("events"))
+        }
+    }
+}
+
+/// The JSON a live session sends for an error (the session goes on unless it says `closing`).
+struct LiveErrorAnswer: Encodable {
+    var error: ServerError
+    var timestampInMilliseconds: Int?
+
+    private enum Keys: String, CodingKey { case type, error, timestampInMilliseconds }
+    private enum ErrorKeys: String, CodingKey { case code, message }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode("error", forKey: .type)
+        var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
+        try e.encode(error.code, forKey: .code)
+        try e.encode(error.message, forKey: .message)
+        try c.encodeIfPresent(timestampInMilliseconds, forKey: .timestampInMilliseconds)
+    }
+}
+
+/// Sent when a session starts and after each options message: the settings in force.
+struct LiveReadyAnswer: Encodable {
+    var settings: TaskSettings
+    var maxImageBytes: Int
+    var maxImagePixels: Int
+
+    private enum Keys: String, CodingKey {
+        case type, task, numHands, numPoses, minHandDetectionConfidence, minHandPresenceConfidence
+        case minPoseDetectionConfidence, minPosePresenceConfidence, minTrackingConfidence, segmentationMasks
+        case mirrored, smoothing
+        case maxImageBytes, maxImagePixels
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode("ready", forKey: .type)
+        try c.encode(settings.task.rawValue, forKey: .task)
+        switch settings.task {
+        case .gesture, .hands:
+            try c.encode(settings.numHands, forKey: .numHands)
+            try c.encode(settings.minHandDetectionConfidence, forKey: .minHandDetectionConfidence)
+            try c.encode(settings.minHandPresenceConfidence, forKey: .minHandPresenceConfidence)
+            try c.encode(settings.mirrored, forKey: .mirrored)
+            try c.encode(settings.smoothing, forKey: .smoothing)
+        case .pose:
+            try c.encode(settings.numPoses, forKey: .numPoses)
+            try c.encode(settings.minPoseDetectionConfidence, forKey: .minPoseDetectionConfidence)
+            try c.encode(settings.minPosePresenceConfidence, forKey: .minPosePresenceConfidence)
+            try c.encode(settings.segmentationMasks, forKey: .segmentationMasks)
+        }
+        try c.encode(settings.minTrackingConfidence, forKey: .minTrackingConfidence)
+        try c.encode(maxImageBytes, forKey: .maxImageBytes)
+        try c.encode(maxImagePixels, forKey: .maxImagePixels)
+    }
+}

@@ -1,0 +1,155 @@
+import Dispatch
+import Foundation
+import VisionTasks
+
+/// One live WebSocket session: its own video-mode task instance (its own tracking state) and a
+/// serial worker that decodes and runs frames off the server's I/O and concurrency threads.
+///
+/// Frames are never queued without bound: while a frame is in work, the newest frame that
+/// arrives waits in a single slot; a frame already waiting there is replaced and counted as
+/// dropped. Answers (JSON text) go to `send`, which must not block.
+final class LiveSession: @unchecked Sendable {
+    private let library: ModelLibrary
+    private let limits: ServerLimits
+    private let metrics: ServerMetrics
+    private let send: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "vision-tasks.live-session")
+
+    private let lock = NSLock()
+    private var engine: TaskEngine
+    private var waiting: LiveFrame?
+    private var pendingSettings: TaskSettings?
+    private var busy = false
+    private var closed = false
+    private var dropped = 0
+    private var processed = 0
+
+    /// Builds the session's task (errors: the task's `TasksError`).
+    init(
+        settings: TaskSettings, library: ModelLibrary, limits: ServerLimits, metrics: ServerMetrics,
+        send: @escaping @Sendable (String) -> Void
+    ) throws {
+        self.library = library
+        self.limits = limits
+        self.metrics = metrics
+        self.send = send
+        engine = try library.makeEngine(settings, mode: .video)
+    }
+
+    var settings: TaskSettings { lock.withLock { pendingSettings ?? engine.settings } }
+
+    /// Frames replaced by a newer one before they were processed.
+    var droppedFrames: Int { lock.withLock { dropped } }
+
+    /// Takes a frame: starts it now when the worker is idle, else puts it in the waiting slot.
+    func submit(_ frame: LiveFrame) {
+        let start: Bool = lock.withLock {
+            if closed { return false }
+            if busy {
+                if waiting != nil {
+                    dropped += 1
+                    metrics.droppedFrame(engine.settings.task)
+                }
+                waiting = frame
+                return false
+            }
+            busy = true
+            return true
+        }
+        if start { queue.async { self.work(frame) } }
+    }
+
+    /// New options: a new task instance (tracking starts over) before the next frame.
+    func reconfigure(_ settings: TaskSettings) {
+        let start: Bool = lock.withLock {
+            pendingSettings = settings
+            if busy || closed { return false }
+            busy = true
+            return true
+        }
+        if start { queue.async { self.work(nil) } }
+    }
+
+    /// Stops processing: a waiting frame is discarded and no more answers are sent.
+    func close() {
+        lock.withLock {
+            closed = true
+            waiting = nil
+        }
+    }
+
+    /// Runs `first` and then every frame that arrived meanwhile, until the slot is empty.
+    private func work(_ first: LiveFrame?) {
+        var next = first
+        while true {
+            applyPendingSettings()
+            if let frame = next { process(frame) }
+            let more: LiveFrame?? = lock.withLock {
+                if closed || (waiting == nil && pendingSettings == nil) {
+                    busy = false
+                    return .none
+                }
+                defer { waiting = nil }
+                return .some(waiting)
+            }
+            guard case .some(let frame) = more else { return }
+            next = frame
+        }
+    }
+
+    private func applyPendingSettings() {
+        guard let settings = lock.withLock({ pendingSettings }) else { return }
+        do {
+            let fresh = try library.makeEngine(settings, mode: .video)
+            lock.withLock {
+                engine = fresh
+                pendingSettings = nil
+            }
+            answer(LiveReadyAnswer(settings: settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels))
+        } catch {
+            lock.withLock { pendingSettings = nil }
+            fail(ServerError(code: .taskFailed, message: "the task cannot be created with these options: \(error)"), timestamp: nil)
+        }
+    }
+
+    private func process(_ frame: LiveFrame) {
+        let (engine, dropped) = lock.withLock { (self.engine, self.dropped) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            let image = try FrameDecoder.decode(frame.image, limits: limits)
+            let output: TaskOutput
+            do {
+                output = try engine.process(image, timestampInMilliseconds: frame.timestampInMilliseconds)
+            } catch {
+                throw ServerError(code: .taskFailed, message: "\(error)")
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            metrics.processedFrame(engine.settings.task, seconds: seconds, live: true)
+            let number = lock.withLock {
+                processed += 1
+                return processed
+            }
+            answer(
+                LiveAnswer(
+                    task: engine.settings.task, frame: number, width: image.width, height: image.height,
+                    timestampInMilliseconds: frame.timestampInMilliseconds, output: output,
+                    processingMilliseconds: seconds * 1000, droppedFrames: dropped))
+        } catch let error as ServerError {
+            fail(error, timestamp: frame.timestampInMilliseconds)
+        } catch {
+            fail(ServerError(code: .taskFailed, message: "\(error)"), timestamp: frame.timestampInMilliseconds)
+        }
+    }
+
+    /// Sends an error answer; the session goes on.
+    func fail(_ error: ServerError, timestamp: Int?) {
+        metrics.recordError(error.code)
+        answer(LiveErrorAnswer(error: error, timestampInMilliseconds: timestamp))
+    }
+
+    func answer(_ value: some Encodable) {
+        guard !lock.withLock({ closed }) else { return }
+        guard let data = try? FrameRecord.makeEncoder().encode(value), let text = String(data: data, encoding: .utf8) else { return }
+        send(text)
+    }
+}

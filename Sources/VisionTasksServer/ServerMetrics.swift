@@ -1,0 +1,76 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+
+/// The server's metrics through swift-metrics, collected by swift-prometheus into the server's
+/// own registry (not the process-wide `MetricsSystem`, so that several servers, as in tests, do
+/// not share counts) and served at `GET /metrics` in Prometheus' text format.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let sessions: Meter
+    private let sessionsRefused: CoreMetrics.Counter
+    private let processed: [TaskKind: CoreMetrics.Counter]
+    private let dropped: [TaskKind: CoreMetrics.Counter]
+    private let processing: [TaskKind: CoreMetrics.Timer]
+    private let requests: [TaskKind: CoreMetrics.Counter]
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Per-frame work on a CPU is milliseconds to a second.
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(35), .milliseconds(50),
+            .milliseconds(75), .milliseconds(100), .milliseconds(150), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .seconds(2),
+        ]
+        self.factory = factory
+        sessions = Meter(label: "vision_tasks_open_sessions", factory: factory)
+        sessionsRefused = CoreMetrics.Counter(label: "vision_tasks_sessions_refused_total", factory: factory)
+        func perTask<M>(_ make: (TaskKind) -> M) -> [TaskKind: M] {
+            Dictionary(uniqueKeysWithValues: TaskKind.allCases.map { ($0, make($0)) })
+        }
+        processed = perTask {
+            CoreMetrics.Counter(label: "vision_tasks_frames_processed_total", dimensions: [("task", $0.rawValue)], factory: factory)
+        }
+        dropped = perTask {
+            CoreMetrics.Counter(label: "vision_tasks_frames_dropped_total", dimensions: [("task", $0.rawValue)], factory: factory)
+        }
+        processing = perTask {
+            CoreMetrics.Timer(label: "vision_tasks_processing_seconds", dimensions: [("task", $0.rawValue)], factory: factory)
+        }
+        requests = perTask {
+            CoreMetrics.Counter(label: "vision_tasks_http_requests_total", dimensions: [("task", $0.rawValue)], factory: factory)
+        }
+        // Touch the error counters so that every code shows in /metrics from the start.
+        for code in [ServerError.Code.badOption, .badImage, .imageTooLarge, .badMessage, .tooManySessions, .taskFailed] {
+            error(code).increment(by: 0)
+        }
+        sessions.set(0)
+    }
+
+    func sessionOpened() { sessions.increment() }
+    func sessionClosed() { sessions.decrement() }
+    func sessionRefused() { sessionsRefused.increment() }
+
+    /// A frame or request processed by `task` in `seconds` (decoding included).
+    func processedFrame(_ task: TaskKind, seconds: Double, live: Bool) {
+        (live ? processed : requests)[task]?.increment()
+        processing[task]?.recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    func droppedFrame(_ task: TaskKind) { dropped[task]?.increment() }
+
+    /// An error answered to a client.
+    func error(_ code: ServerError.Code) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: "vision_tasks_errors_total", dimensions: [("code", code.rawValue)], factory: factory)
+    }
+
+    func recordError(_ code: ServerError.Code) { error(code).increment() }
+
+    /// Everything in Prometheus' text exposition format.
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

@@ -1,0 +1,65 @@
+import VisionTasks
+
+/// One task instance with the settings it was made with: runs a frame and gives the result in
+/// the CLI's JSON form. Not for concurrent use: a live session owns one, HTTP requests borrow
+/// one from `EnginePool`.
+final class TaskEngine: @unchecked Sendable {
+    enum Instance {
+        case gesture(GestureRecognizer)
+        case hands(HandLandmarker)
+        case pose(PoseLandmarker)
+    }
+
+    let settings: TaskSettings
+    let mode: RunningMode
+    private let instance: Instance
+    private let events: GestureEventDetector?
+
+    init(settings: TaskSettings, mode: RunningMode, instance: Instance, events: GestureEventDetector?) {
+        self.settings = settings
+        self.mode = mode
+        self.instance = instance
+        self.events = events
+    }
+
+    /// Runs `image` (in video mode at `timestampInMilliseconds`, which must increase from call
+    /// to call); errors are the task's `TasksError`s.
+    func process(_ image: MPImage, timestampInMilliseconds: Int) throws -> TaskOutput {
+        let video = mode != .image
+        switch instance {
+        case .gesture(let recognizer):
+            let result =
+                video
+                ? try recognizer.recognize(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
+                : try recognizer.recognize(image: image)
+            return TaskOutput(
+                result: result, identifiers: result.handIdentifiers,
+                events: events?.process(result, imageWidth: image.width, imageHeight: image.height) ?? [])
+        case .hands(let landmarker):
+            let result =
+                video
+                ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
+                : try landmarker.detect(image: image)
+            return TaskOutput(
+                result: result, identifiers: result.handIdentifiers,
+                events: events?.process(result, imageWidth: image.width, imageHeight: image.height) ?? [])
+        case .pose(let landmarker):
+            let result =
+                video
+                ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
+                : try landmarker.detect(image: image)
+            return TaskOutput(result: PoseRecord(result), identifiers: result.poseIdentifiers, events: [])
+        }
+    }
+}
+
+/// What a task computed for one frame, ready to encode.
+struct TaskOutput: @unchecked Sendable {
+    /// The result in the CLI's JSON form (`GestureRecognizerResult`, `HandLandmarkerResult` or
+    /// `PoseRecord`).
+    var result: any Encodable
+    /// Per hand (or pose), its identifier while it is tracked (empty in image mode).
+    var identifiers: [Int]
+    /// The gesture events this frame completed (live hand sessions).
+    var events: [GestureEvent]
+}

@@ -1,0 +1,41 @@
+import Foundation
+import MediaIO
+import XCTest
+
+/// `ImageHeader.dimensions(of:)`: the size a JPEG or PNG declares, read without decoding.
+final class ImageHeaderTests: XCTestCase {
+    /// Every shared still: the header's pixel count is the decoded image's (EXIF may swap sides).
+    func testHeadersOfTheSharedStillsMatchTheirDecodedSize() throws {
+        let stills = try TestImages.stillImages()
+        XCTAssertGreaterThan(stills.count, 20)
+        for url in stills {
+            let data = try Data(contentsOf: url)
+            let decoded = try ImageDecoder.decode(data).pixels
+            guard let (width, height) = ImageHeader.dimensions(of: data) else {
+                XCTFail("no header size for \(url.lastPathComponent)")
+                continue
+            }
+            XCTAssertEqual(Set([width, height]), Set([decoded.width, decoded.height]), url.lastPathComponent)
+        }
+    }
+
+    /// Cut-off, damaged and foreign bytes give nil or a size, never a crash or a read past the end.
+    func testTruncatedAndDamagedHeaders() throws {
+        let jpeg = try Data(contentsOf: TestImages.stillImages().first { $0.pathExtension == "jpg" }!)
+        for length in 0..<min(jpeg.count, 4096) {
+            _ = ImageHeader.dimensions(of: jpeg.prefix(length))
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            var bytes = [UInt8](jpeg.prefix(600))
+            for _ in 0..<8 { bytes[Int.random(in: 2..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+            _ = ImageHeader.dimensions(of: Data(bytes))
+        }
+        XCTAssertNil(ImageHeader.dimensions(of: Data("not an image".utf8)))
+        XCTAssertNil(ImageHeader.dimensions(of: Data([0xFF, 0xD8, 0xFF])))
+        // A PNG whose IHDR declares 70000 × 70000: the size is read, not refused (the caller's limits decide).
+        var png = try ImageEncoder.png(PixelBuffer(width: 1, height: 1, format: .gray8, bytes: [0]))
+        png.replaceSubrange(16..<24, with: [0, 1, 0x11, 0x70, 0, 1, 0x11, 0x70])
+        XCTAssertEqual(ImageHeader.dimensions(of: Data(png)).map { [$0.width, $0.height] }, [70000, 70000])
+    }
+}

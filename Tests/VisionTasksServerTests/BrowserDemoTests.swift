@@ -1,0 +1,197 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import ServiceLifecycle
+import TestSupport
+import XCTest
+
+@testable import VisionTasksServer
+
+/// The demo page in a real browser: headless Chromium with a fake camera playing a clip made
+/// here from the shared stills (thumbs up held, then thumbs down), driven over the DevTools
+/// protocol. The top card must go right on the thumbs up and left on the thumbs down, and
+/// landmarks must be drawn. The page's screenshot is kept in `.build/test-artifacts/`.
+final class BrowserDemoTests: XCTestCase {
+    static let artifacts = SharedTestData.projectRoot.appendingPathComponent(".build/test-artifacts")
+
+    func testCardsSwipeOnThumbsUpAndThumbsDown() async throws {
+        guard let chromium = Self.findChromium() else {
+            let message = "chromium is not installed (scripts/test installs it)"
+            if SharedTestData.isCI { throw ServerFixture.TestFailure(message) }
+            throw XCTSkip(message)
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("vision-tasks-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let clip = work.appendingPathComponent("thumbs.y4m")
+        try Y4MClip.write(
+            [
+                (try SharedTestData.file("media/hand_thumb_up_left_01.jpg").path, 45),
+                (try SharedTestData.file("media/hand_thumb_down_right_02_selfie.jpg").path, 45),
+            ], to: clip)
+
+        let server = try ServerFixture.server()
+        let port = PortBox()
+        let group = ServiceGroup(configuration: .init(services: [server.makeApplication { port.set($0) }], logger: server.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            defer { Task { await group.triggerGracefulShutdown() } }
+            let bound = try await port.wait()
+
+            let profile = work.appendingPathComponent("profile")
+            let browser = Process()
+            browser.executableURL = URL(fileURLWithPath: chromium)
+            browser.arguments = [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                "--use-file-for-fake-video-capture=\(clip.path)", "--remote-debugging-port=0",
+                "--remote-allow-origins=*", "--user-data-dir=\(profile.path)", "--window-size=1280,760",
+                "http://127.0.0.1:\(bound)/",
+            ]
+            let log = work.appendingPathComponent("chromium.log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let logHandle = try FileHandle(forWritingTo: log)
+            browser.standardOutput = logHandle
+            browser.standardError = logHandle
+            try browser.run()
+            defer {
+                browser.terminate()
+                browser.waitUntilExit()
+                try? logHandle.close()
+            }
+
+            let pageURL: String
+            do {
+                pageURL = try await Self.pageDebuggerURL(profile: profile)
+            } catch {
+                let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: profile.path)) ?? []
+                throw ServerFixture.TestFailure("\(error); running: \(browser.isRunning); profile: \(files); Chromium said:\n\(output.suffix(3000))")
+            }
+            let stateText = try await DevTools.run(url: pageURL) { devtools in
+                // Up to 60 s for the page to connect, stream and swipe twice.
+                var text = "{}"
+                for _ in 0..<120 {
+                    text = try await devtools.evaluate("JSON.stringify(window.visionTasksDemo)")
+                    if (try ServerFixture.json(text)["swipes"] as? [Any])?.count ?? 0 >= 2 { break }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                let png = try await devtools.screenshot()
+                try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+                try png.write(to: Self.artifacts.appendingPathComponent("browser-demo.png"))
+                return text
+            }
+            let state = try ServerFixture.json(stateText)
+            let swipes = (state["swipes"] as? [[String: Any]]) ?? []
+            XCTAssertGreaterThanOrEqual(swipes.count, 2, "page state: \(state)")
+            if swipes.count >= 2 {
+                XCTAssertEqual(swipes[0]["direction"] as? String, "right", "the thumbs up likes the top card: \(swipes)")
+                XCTAssertEqual(swipes[0]["source"] as? String, "thumbsUp")
+                XCTAssertEqual(swipes[0]["card"] as? String, "Coral")
+                XCTAssertEqual(swipes[1]["direction"] as? String, "left", "the thumbs down passes the next card: \(swipes)")
+                XCTAssertEqual(swipes[1]["source"] as? String, "thumbsDown")
+                XCTAssertEqual(swipes[1]["card"] as? String, "Tangerine")
+            }
+            XCTAssertGreaterThan(state["framesWithLandmarks"] as? Int ?? 0, 0, "landmarks were drawn")
+            XCTAssertEqual((state["errors"] as? [Any])?.count, 0, "no error answers: \(state)")
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    static func findChromium() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            for dir in path.split(separator: ":") {
+                let candidate = "\(dir)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+        }
+        return nil
+    }
+
+    /// The page's DevTools WebSocket URL, once Chromium has written its port and opened the page.
+    static func pageDebuggerURL(profile: URL) async throws -> String {
+        for _ in 0..<200 {
+            if let text = try? String(contentsOf: profile.appendingPathComponent("DevToolsActivePort"), encoding: .utf8),
+                let port = text.split(separator: "\n").first.flatMap({ Int($0) }),
+                let data = try? RawClientTests.RawClient.get(port: port, path: "/json/list"),
+                let targets = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]],
+                let page = targets.first(where: { $0["type"] as? String == "page" }),
+                let url = page["webSocketDebuggerUrl"] as? String
+            {
+                return url
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ServerFixture.TestFailure("Chromium's DevTools did not start")
+    }
+}
+
+/// A minimal DevTools protocol client: commands with ids, answers matched by id.
+struct DevTools {
+    var reader: LiveReaderRaw
+    let outbound: WebSocketOutboundWriter
+    var nextID = 1
+
+    static func run<T: Sendable>(url: String, _ body: @escaping @Sendable (inout DevTools) async throws -> T) async throws -> T {
+        let result = ResultBox<T>()
+        var logger = Logger(label: "devtools")
+        logger.logLevel = .warning
+        try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 26), logger: logger) { inbound, outbound, _ in
+            var devtools = DevTools(reader: LiveReaderRaw(inbound), outbound: outbound)
+            result.value = try await body(&devtools)
+            try await outbound.close(.normalClosure, reason: nil)
+        }
+        guard let value = result.value else { throw ServerFixture.TestFailure("DevTools session ended early") }
+        return value
+    }
+
+    mutating func command(_ method: String, _ params: [String: Any]) async throws -> [String: Any] {
+        let id = nextID
+        nextID += 1
+        let data = try JSONSerialization.data(withJSONObject: ["id": id, "method": method, "params": params])
+        try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
+        while let message = try await reader.next() {
+            if message["id"] as? Int == id {
+                if let error = message["error"] { throw ServerFixture.TestFailure("DevTools \(method): \(error)") }
+                return message["result"] as? [String: Any] ?? [:]
+            }
+        }
+        throw ServerFixture.TestFailure("DevTools closed")
+    }
+
+    /// Evaluates an expression that returns a string (e.g. JSON.stringify(...)).
+    mutating func evaluate(_ expression: String) async throws -> String {
+        let result = try await command("Runtime.evaluate", ["expression": expression, "returnByValue": true])
+        return (result["result"] as? [String: Any])?["value"] as? String ?? "{}"
+    }
+
+    mutating func screenshot() async throws -> Data {
+        let result = try await command("Page.captureScreenshot", ["format": "png"])
+        guard let base64 = result["data"] as? String, let png = Data(base64Encoded: base64) else {
+            throw ServerFixture.TestFailure("no screenshot")
+        }
+        return png
+    }
+}
+
+/// Reads JSON text messages from a WebSocket (any `type`).
+struct LiveReaderRaw {
+    var iterator: WebSocketInboundMessageStream.AsyncIterator
+    init(_ inbound: WebSocketInboundStream) { iterator = inbound.messages(maxSize: 1 << 26).makeAsyncIterator() }
+    mutating func next() async throws -> [String: Any]? {
+        guard let message = try await iterator.next() else { return nil }
+        guard case .text(let text) = message else { return [:] }
+        return try ServerFixture.json(text)
+    }
+}
+
+final class ResultBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _value: T?
+    var value: T? {
+        get { lock.withLock { _value } }
+        set { lock.withLock { _value = newValue } }
+    }
+}

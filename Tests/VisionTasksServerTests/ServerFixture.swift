@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import Logging
+import MediaIO
+import NIOCore
+import NIOWebSocket
+import TestSupport
+import VisionTasks
+import XCTest
+
+@testable import VisionTasksServer
+
+/// Servers on the installed models, the shared stills as frames, and a live-session client.
+enum ServerFixture {
+    static func configuration(maxSessions: Int = 8, limits: ServerLimits = ServerLimits()) throws -> ServerConfiguration {
+        let store = ModelStore(directory: try SharedTestData.installedModels())
+        for file in [ModelFile.gestureRecognizerBundle, .handLandmarkerBundle, .poseLandmarkerFullBundle] {
+            try SharedTestData.require(store.path(for: file), what: "installed model \(file.rawValue)")
+        }
+        var configuration = ServerConfiguration(models: ServerModels(store: store))
+        configuration.port = 0
+        configuration.maxSessions = maxSessions
+        configuration.limits = limits
+        configuration.threadsPerTask = 1
+        return configuration
+    }
+
+    /// Limits small enough to test: 200 kB, 1000 × 1000 pixels.
+    static let smallLimits: ServerLimits = {
+        var limits = ServerLimits()
+        limits.maxImageBytes = 200_000
+        limits.maxImagePixels = 1_000_000
+        limits.maxTextBytes = 1_000
+        return limits
+    }()
+
+    private static let sharedServer = Result { try VisionServer(configuration: configuration(limits: smallLimits)) }
+
+    /// One server (models read once) for the tests that need no special configuration.
+    static func server() throws -> VisionServer { try sharedServer.get() }
+
+    /// The bytes of a shared still, e.g. `hand_thumb_up_left_01.jpg`.
+    static func still(_ name: String) throws -> Data {
+        try Data(contentsOf: SharedTestData.file("media/\(name)"))
+    }
+
+    /// A live frame message: the 8-byte little-endian timestamp, then the image.
+    static func frame(_ image: Data, timestamp: Int) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(Int64(timestamp), endianness: .little)
+        buffer.writeBytes(image)
+        return buffer
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        guard let dictionary = object as? [String: Any] else { throw TestFailure("not a JSON object: \(text)") }
+        return dictionary
+    }
+
+    static func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+        try json(String(buffer: buffer))
+    }
+
+    struct TestFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// Reads a live session's answers as JSON objects.
+struct LiveReader {
+    var iterator: WebSocketInboundMessageStream.AsyncIterator
+
+    init(_ inbound: WebSocketInboundStream) {
+        iterator = inbound.messages(maxSize: 1 << 24).makeAsyncIterator()
+    }
+
+    /// The next answer; nil when the server closed the session.
+    mutating func next() async throws -> [String: Any]? {
+        guard let message = try await iterator.next() else { return nil }
+        guard case .text(let text) = message else { throw ServerFixture.TestFailure("a binary answer") }
+        return try ServerFixture.json(text)
+    }
+
+    /// The next answer of `type` ("result", "error", "ready"), skipping others.
+    mutating func next(type: String) async throws -> [String: Any] {
+        while let answer = try await next() {
+            if answer["type"] as? String == type { return answer }
+        }
+        throw ServerFixture.TestFailure("the session closed before a \(type) answer")
+    }
+}
+
+extension VisionServer {
+    /// Runs `test` against this server on a free port of localhost.
+    @discardableResult
+    func withLive<T: Sendable>(_ test: @escaping @Sendable (any TestClientProtocol, Int) async throws -> T) async throws -> T {
+        try await makeApplication().test(.live) { client in
+            guard let port = client.port else { throw ServerFixture.TestFailure("no port") }
+            return try await test(client, port)
+        }
+    }
+}
+
+/// Connects to a live session and runs `body` with the reader and writer; returns the close frame.
+@discardableResult
+func liveSession(
+    port: Int, query: String = "task=gesture",
+    _ body: @escaping @Sendable (inout LiveReader, WebSocketOutboundWriter) async throws -> Void
+) async throws -> WebSocketCloseFrame? {
+    var logger = Logger(label: "test-client")
+    logger.logLevel = .warning
+    return try await WebSocketClient.connect(
+        url: "ws://localhost:\(port)/v1/live?\(query)", configuration: .init(maxFrameSize: 1 << 24), logger: logger
+    ) { inbound, outbound, _ in
+        var reader = LiveReader(inbound)
+        try await body(&reader, outbound)
+    }
+}
+
+/// A flag shared with a client's closure.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _value = false
+    var value: Bool {
+        get { lock.withLock { _value } }
+        set { lock.withLock { _value = newValue } }
+    }
+}
