@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "VisionTasks", targets: ["VisionTasks"]),
         .library(name: "LiteInterpreter", targets: ["LiteInterpreter"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
+        .library(name: "VisionTasksMLKit", targets: ["VisionTasksMLKit"]),
+        .library(name: "VisionTasksAppleVision", targets: ["VisionTasksAppleVision"]),
+        .library(name: "VisionTasksAppleVisionMedia", targets: ["VisionTasksAppleVisionMedia"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "vision-tasks-bench", targets: ["Benchmarks"]),
     ],
@@ -53,11 +56,20 @@ let package = Package(
             ]
         ),
 
+        // Google ML Kit's pose detection API (`PoseDetector`, `VisionImage`, `Pose`) over PoseLandmarker.
+        .target(name: "VisionTasksMLKit", dependencies: ["VisionTasks"]),
+
+        // Apple Vision's hand and body pose requests (`VNDetectHumanHandPoseRequest`, ...) over the tasks.
+        .target(name: "VisionTasksAppleVision", dependencies: ["VisionTasks"]),
+
+        // `VNImageRequestHandler(url:)` and `(data:)`: the Vision façade's initialisers that decode files.
+        .target(name: "VisionTasksAppleVisionMedia", dependencies: ["VisionTasksAppleVision", "MediaIO"]),
+
         // The `vision-tasks` command-line tool.
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasks", "LiteInterpreter", "MediaIO",
+                "VisionTasks", "LiteInterpreter", "MediaIO", "VisionTasksMLKit", "VisionTasksAppleVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -72,6 +84,10 @@ let package = Package(
         .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasks"]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "TestSupport"]),
         .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "VisionTasksMLKitTests", dependencies: ["VisionTasksMLKit", "VisionTasks", "MediaIO", "TestSupport"]),
+        .testTarget(
+            name: "VisionTasksAppleVisionTests",
+            dependencies: ["VisionTasksAppleVision", "VisionTasksAppleVisionMedia", "VisionTasks", "MediaIO", "TestSupport"]),
         .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
     ]
 )

@@ -89,10 +89,12 @@ public final class HandLandmarker: @unchecked Sendable {
             let hands = try ImagePixels.withUprightPixels(of: image) { pixels in
                 try graph.process(pixels, tracksAcrossFrames: frame.tracksAcrossFrames)
             }
-            return HandLandmarkerResult(
+            var result = HandLandmarkerResult(
                 landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
                 handedness: hands.map { [$0.handedness] },
                 timestampInMilliseconds: frame.resultTimestampInMilliseconds)
+            result.presenceScores = hands.map(\.presence)
+            return result
         }
         relay.attach(self)
     }

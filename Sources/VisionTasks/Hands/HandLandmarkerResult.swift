@@ -14,6 +14,9 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
     public var handedness: [[ResultCategory]]
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
+    /// Per hand, the landmark model's hand presence score (not in MediaPipe's result; the
+    /// Vision façade's per-joint confidence). Empty for results built with `init`.
+    package var presenceScores: [Float] = []
 
     /// A result from its parts (for tests and for code that builds results itself).
     public init(

@@ -3,6 +3,8 @@ import MediaIO
 
 /// Raw pixel layouts `MPImage` accepts (from MediaIO).
 public typealias PixelFormat = MediaIO.PixelFormat
+/// Raw pixels in memory (from MediaIO), as `MPImage` wraps them.
+public typealias PixelBuffer = MediaIO.PixelBuffer
 
 /// An image for the vision tasks, as MediaPipe's `MPImage`: decoded from a file or encoded
 /// bytes (JPEG, PNG), or wrapping raw pixels from a camera or another library (RGBA8, BGRA8,
@@ -113,5 +115,17 @@ public final class MPImage: @unchecked Sendable {
         let upright = pixelBuffer.convertedToRGB8().reoriented(orientation.exifOrientation)
         cachedUpright = upright
         return upright
+    }
+}
+
+extension MPImage {
+    /// The same upright picture in a form the tasks accept: `self` for the four unmirrored
+    /// orientations; for the mirrored ones a new `.up` image holding the upright pixels
+    /// (mirror included), so that results come back in the mirrored upright image's
+    /// coordinates. For the ML Kit and Vision façades, whose APIs take mirrored orientations.
+    package func mirroringApplied() -> MPImage {
+        guard orientation.isMirrored else { return self }
+        let upright = pixelBuffer.convertedToRGB8().reoriented(orientation.exifOrientation)
+        return MPImage(pixelBuffer: upright, orientation: .up)
     }
 }

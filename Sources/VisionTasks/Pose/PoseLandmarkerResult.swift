@@ -14,6 +14,13 @@ public struct PoseLandmarkerResult: Sendable, Hashable, Codable {
     public var segmentationMasks: [MPMask]
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
+    /// Per pose, the landmark model's pose presence score (not in MediaPipe's result, nor
+    /// encoded; the Vision façade's observation confidence). Empty for results built with `init`.
+    package var presenceScores: [Float] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case landmarks, worldLandmarks, segmentationMasks, timestampInMilliseconds
+    }
 
     /// A result from its parts (for tests and for code that builds results itself).
     public init(
