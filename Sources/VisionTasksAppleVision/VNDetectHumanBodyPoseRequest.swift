@@ -1,0 +1,56 @@
+import Foundation
+import VisionTasks
+
+/// Revision 1 of `VNDetectHumanBodyPoseRequest`.
+public let VNDetectHumanBodyPoseRequestRevision1 = 1
+
+/// Finds people's body poses (Vision's 19 joints), as Vision's `VNDetectHumanBodyPoseRequest`,
+/// running MediaPipe's pose landmarker (BlazePose) underneath.
+///
+/// The model is `pose_landmarker_full.task` in the model folder unless `modelAssetPath` names
+/// another bundle; a missing model makes `perform` throw `VNError(.invalidModel)`.
+public final class VNDetectHumanBodyPoseRequest: VNRequest, @unchecked Sendable {
+    /// VisionTasks' addition: the most people to report (default 2, at least 1). Vision has
+    /// no such limit; BlazePose needs one.
+    public var maximumBodyCount = 2
+
+    /// VisionTasks' addition: a pose landmarker `.task` bundle to use instead of
+    /// `pose_landmarker_full.task` in the model folder.
+    public var modelAssetPath: String?
+
+    /// The bodies found by the last perform (in the detector's order); nil before a perform
+    /// or after an error.
+    public private(set) var results: [VNHumanBodyPoseObservation]?
+
+    /// The model bundle a perform would use.
+    public var resolvedModelAssetPath: String {
+        modelAssetPath ?? ModelStore().path(for: .poseLandmarkerFullBundle).path
+    }
+
+    override func clearResults() { results = nil }
+
+    override func perform(on frame: RequestFrame, slot: TaskSlot) throws {
+        guard maximumBodyCount >= 1 else {
+            throw VNError(.invalidOption, "maximumBodyCount must be at least 1, got \(maximumBodyCount)")
+        }
+        let path = resolvedModelAssetPath
+        let tracking = frame.timestampInMilliseconds != nil
+        let settings: [AnyHashable] = [path, maximumBodyCount, tracking]
+        let landmarker = try slot.task(for: AnyHashable(settings)) { () throws -> PoseLandmarker in
+            let options = PoseLandmarkerOptions()
+            options.baseOptions.modelAssetPath = path
+            options.runningMode = tracking ? .video : .image
+            options.numPoses = maximumBodyCount
+            return try PoseLandmarker(options: options)
+        }
+        let result =
+            try frame.timestampInMilliseconds.map {
+                try landmarker.detect(videoFrame: frame.image, timestampInMilliseconds: $0)
+            } ?? landmarker.detect(image: frame.image)
+        results = result.landmarks.enumerated().map { i, landmarks in
+            ObservationConversion.body(
+                landmarks: landmarks, presence: i < result.presenceScores.count ? result.presenceScores[i] : 1,
+                mirrored: frame.mirrored)
+        }
+    }
+}
