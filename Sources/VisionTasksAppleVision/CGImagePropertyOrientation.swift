@@ -33,4 +33,18 @@ public enum CGImagePropertyOrientation: UInt32, Sendable, CaseIterable {
         case .left: return .left
         }
     }
+
+    /// The orientation `MPImage` calls `orientation`, as an EXIF orientation.
+    public init(_ orientation: ImageOrientation) {
+        switch orientation {
+        case .up: self = .up
+        case .upMirrored: self = .upMirrored
+        case .down: self = .down
+        case .downMirrored: self = .downMirrored
+        case .leftMirrored: self = .leftMirrored
+        case .right: self = .right
+        case .rightMirrored: self = .rightMirrored
+        case .left: self = .left
+        }
+    }
 }

@@ -103,32 +103,38 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
 
 /// How Vision's 19 body joints come from BlazePose's 33 landmarks.
 enum BodyJointMapping {
-    /// A joint and the BlazePose landmarks it is made of (two for a midpoint).
+    /// A joint, its Swift name and the BlazePose landmarks it is made of (two for a midpoint).
     struct Joint {
+        var label: String
         var name: VNHumanBodyPoseObservation.JointName
         var landmarks: [PoseLandmark]
     }
 
     /// Vision's joints in Vision's order, each from one landmark or the midpoint of two.
     static let joints: [Joint] = [
-        Joint(name: .nose, landmarks: [.nose]),
-        Joint(name: .leftEye, landmarks: [.leftEye]),
-        Joint(name: .rightEye, landmarks: [.rightEye]),
-        Joint(name: .leftEar, landmarks: [.leftEar]),
-        Joint(name: .rightEar, landmarks: [.rightEar]),
-        Joint(name: .neck, landmarks: [.leftShoulder, .rightShoulder]),
-        Joint(name: .leftShoulder, landmarks: [.leftShoulder]),
-        Joint(name: .rightShoulder, landmarks: [.rightShoulder]),
-        Joint(name: .leftElbow, landmarks: [.leftElbow]),
-        Joint(name: .rightElbow, landmarks: [.rightElbow]),
-        Joint(name: .leftWrist, landmarks: [.leftWrist]),
-        Joint(name: .rightWrist, landmarks: [.rightWrist]),
-        Joint(name: .leftHip, landmarks: [.leftHip]),
-        Joint(name: .rightHip, landmarks: [.rightHip]),
-        Joint(name: .root, landmarks: [.leftHip, .rightHip]),
-        Joint(name: .leftKnee, landmarks: [.leftKnee]),
-        Joint(name: .rightKnee, landmarks: [.rightKnee]),
-        Joint(name: .leftAnkle, landmarks: [.leftAnkle]),
-        Joint(name: .rightAnkle, landmarks: [.rightAnkle]),
+        Joint(label: "nose", name: .nose, landmarks: [.nose]),
+        Joint(label: "leftEye", name: .leftEye, landmarks: [.leftEye]),
+        Joint(label: "rightEye", name: .rightEye, landmarks: [.rightEye]),
+        Joint(label: "leftEar", name: .leftEar, landmarks: [.leftEar]),
+        Joint(label: "rightEar", name: .rightEar, landmarks: [.rightEar]),
+        Joint(label: "neck", name: .neck, landmarks: [.leftShoulder, .rightShoulder]),
+        Joint(label: "leftShoulder", name: .leftShoulder, landmarks: [.leftShoulder]),
+        Joint(label: "rightShoulder", name: .rightShoulder, landmarks: [.rightShoulder]),
+        Joint(label: "leftElbow", name: .leftElbow, landmarks: [.leftElbow]),
+        Joint(label: "rightElbow", name: .rightElbow, landmarks: [.rightElbow]),
+        Joint(label: "leftWrist", name: .leftWrist, landmarks: [.leftWrist]),
+        Joint(label: "rightWrist", name: .rightWrist, landmarks: [.rightWrist]),
+        Joint(label: "leftHip", name: .leftHip, landmarks: [.leftHip]),
+        Joint(label: "rightHip", name: .rightHip, landmarks: [.rightHip]),
+        Joint(label: "root", name: .root, landmarks: [.leftHip, .rightHip]),
+        Joint(label: "leftKnee", name: .leftKnee, landmarks: [.leftKnee]),
+        Joint(label: "rightKnee", name: .rightKnee, landmarks: [.rightKnee]),
+        Joint(label: "leftAnkle", name: .leftAnkle, landmarks: [.leftAnkle]),
+        Joint(label: "rightAnkle", name: .rightAnkle, landmarks: [.rightAnkle]),
     ]
+}
+
+extension VNHumanBodyPoseObservation.JointName {
+    /// Vision's 19 body joints with their Swift names, in Vision's order.
+    package static let named: [(name: String, joint: Self)] = BodyJointMapping.joints.map { ($0.label, $0.name) }
 }

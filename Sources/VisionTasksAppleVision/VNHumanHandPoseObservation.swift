@@ -70,14 +70,19 @@ public final class VNHumanHandPoseObservation: VNRecognizedPointsObservation, @u
         public static let littleDIP = JointName("VNHLKPDIP")
         public static let littleTip = JointName("VNHLKPTIP")
 
-        /// The 21 joints in MediaPipe's hand landmark order (`HandLandmark` raw values 0...20).
-        static let mediaPipeOrder: [JointName] = [
-            .wrist, .thumbCMC, .thumbMP, .thumbIP, .thumbTip,
-            .indexMCP, .indexPIP, .indexDIP, .indexTip,
-            .middleMCP, .middlePIP, .middleDIP, .middleTip,
-            .ringMCP, .ringPIP, .ringDIP, .ringTip,
-            .littleMCP, .littlePIP, .littleDIP, .littleTip,
+        /// The 21 joints with their Swift names, in MediaPipe's hand landmark order
+        /// (`HandLandmark` raw values 0...20).
+        package static let named: [(name: String, joint: JointName)] = [
+            ("wrist", .wrist), ("thumbCMC", .thumbCMC), ("thumbMP", .thumbMP), ("thumbIP", .thumbIP),
+            ("thumbTip", .thumbTip), ("indexMCP", .indexMCP), ("indexPIP", .indexPIP), ("indexDIP", .indexDIP),
+            ("indexTip", .indexTip), ("middleMCP", .middleMCP), ("middlePIP", .middlePIP),
+            ("middleDIP", .middleDIP), ("middleTip", .middleTip), ("ringMCP", .ringMCP), ("ringPIP", .ringPIP),
+            ("ringDIP", .ringDIP), ("ringTip", .ringTip), ("littleMCP", .littleMCP), ("littlePIP", .littlePIP),
+            ("littleDIP", .littleDIP), ("littleTip", .littleTip),
         ]
+
+        /// The 21 joints in MediaPipe's hand landmark order.
+        static let mediaPipeOrder: [JointName] = named.map(\.joint)
 
         /// The key.
         public var description: String { rawValue.rawValue }

@@ -36,13 +36,11 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         self.init(orientation: orientation) { pixelBuffer }
     }
 
-    /// VisionTasks' addition: a handler for an `MPImage` (its pixels; `orientation` replaces
-    /// the image's own).
-    public convenience init(
-        image: MPImage, orientation: CGImagePropertyOrientation = .up, options: [VNImageOption: Any] = [:]
-    ) {
+    /// VisionTasks' addition: a handler for an `MPImage` (a decoded file or pixels in memory),
+    /// with the image's own orientation.
+    public convenience init(image: MPImage, options: [VNImageOption: Any] = [:]) {
         let pixels = image.pixelBuffer
-        self.init(orientation: orientation) { pixels }
+        self.init(orientation: CGImagePropertyOrientation(image.orientation)) { pixels }
     }
 
     /// A handler whose pixels come from `load` on first perform (decoding errors become
