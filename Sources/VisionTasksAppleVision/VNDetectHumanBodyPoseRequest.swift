@@ -49,7 +49,7 @@ public final class VNDetectHumanBodyPoseRequest: VNRequest, @unchecked Sendable 
             } ?? landmarker.detect(image: frame.image)
         results = result.landmarks.enumerated().map { i, landmarks in
             ObservationConversion.body(
-                landmarks: landmarks, presence: i < result.presenceScores.count ? result.presenceScores[i] : 1,
+                landmarks: landmarks, presence: result.presenceScores[i] ?? 0,
                 mirrored: frame.mirrored)
         }
     }

@@ -57,7 +57,7 @@ public final class VNDetectHumanHandPoseRequest: VNRequest, @unchecked Sendable 
             } ?? landmarker.detect(image: frame.image)
         var hands: [(observation: VNHumanHandPoseObservation, area: Double)] = []
         for (i, landmarks) in result.landmarks.enumerated() {
-            let presence = i < result.presenceScores.count ? result.presenceScores[i] : 1
+            let presence = result.presenceScores[i] ?? 0
             let observation = ObservationConversion.hand(
                 landmarks: landmarks, label: result.handedness[i].first?.categoryName, presence: presence,
                 mirrored: frame.mirrored)

@@ -93,7 +93,7 @@ public final class HandLandmarker: @unchecked Sendable {
                 landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
                 handedness: hands.map { [$0.handedness] },
                 timestampInMilliseconds: frame.resultTimestampInMilliseconds)
-            result.presenceScores = hands.map(\.presence)
+            result.presenceScores = PresenceScores(hands.map(\.presence))
             return result
         }
         relay.attach(self)

@@ -15,8 +15,8 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
     /// Per hand, the landmark model's hand presence score (not in MediaPipe's result; the
-    /// Vision façade's per-joint confidence). Empty for results built with `init`.
-    package var presenceScores: [Float] = []
+    /// Vision façade's per-joint confidence; ignored by equality and coding).
+    package var presenceScores = PresenceScores()
 
     /// A result from its parts (for tests and for code that builds results itself).
     public init(

@@ -70,7 +70,7 @@ final class PoseLandmarkerGraph {
             landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.worldLandmarks),
             segmentationMasks: poses.compactMap(\.segmentationMask),
             timestampInMilliseconds: timestampInMilliseconds)
-        result.presenceScores = poses.map(\.presence)
+        result.presenceScores = PresenceScores(poses.map(\.presence))
         return result
     }
 

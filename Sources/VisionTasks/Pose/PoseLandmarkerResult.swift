@@ -15,8 +15,8 @@ public struct PoseLandmarkerResult: Sendable, Hashable, Codable {
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
     /// Per pose, the landmark model's pose presence score (not in MediaPipe's result, nor
-    /// encoded; the Vision façade's observation confidence). Empty for results built with `init`.
-    package var presenceScores: [Float] = []
+    /// encoded; the Vision façade's observation confidence; ignored by equality).
+    package var presenceScores = PresenceScores()
 
     private enum CodingKeys: String, CodingKey {
         case landmarks, worldLandmarks, segmentationMasks, timestampInMilliseconds
