@@ -33,20 +33,14 @@ public final class VNDetectHumanBodyPoseRequest: VNRequest, @unchecked Sendable 
         guard maximumBodyCount >= 1 else {
             throw VNError(.invalidOption, "maximumBodyCount must be at least 1, got \(maximumBodyCount)")
         }
-        let path = resolvedModelAssetPath
-        let tracking = frame.timestampInMilliseconds != nil
-        let settings: [AnyHashable] = [path, maximumBodyCount, tracking]
-        let landmarker = try slot.task(for: AnyHashable(settings)) { () throws -> PoseLandmarker in
+        let path = resolvedModelAssetPath, count = maximumBodyCount
+        let result = try slot.detect(frame, settings: [path, count]) { mode in
             let options = PoseLandmarkerOptions()
             options.baseOptions.modelAssetPath = path
-            options.runningMode = tracking ? .video : .image
-            options.numPoses = maximumBodyCount
+            options.runningMode = mode
+            options.numPoses = count
             return try PoseLandmarker(options: options)
         }
-        let result =
-            try frame.timestampInMilliseconds.map {
-                try landmarker.detect(videoFrame: frame.image, timestampInMilliseconds: $0)
-            } ?? landmarker.detect(image: frame.image)
         results = result.landmarks.enumerated().map { i, landmarks in
             ObservationConversion.body(
                 landmarks: landmarks, presence: result.presenceScores[i] ?? 0,

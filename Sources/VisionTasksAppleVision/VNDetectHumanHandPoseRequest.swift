@@ -41,25 +41,20 @@ public final class VNDetectHumanHandPoseRequest: VNRequest, @unchecked Sendable 
         guard maximumHandCount >= 1 else {
             throw VNError(.invalidOption, "maximumHandCount must be at least 1, got \(maximumHandCount)")
         }
-        let path = resolvedModelAssetPath
-        let tracking = frame.timestampInMilliseconds != nil
-        let settings: [AnyHashable] = [path, maximumHandCount, tracking]
-        let landmarker = try slot.task(for: AnyHashable(settings)) { () throws -> HandLandmarker in
+        let path = resolvedModelAssetPath, count = maximumHandCount
+        let result = try slot.detect(frame, settings: [path, count]) { mode in
             let options = HandLandmarkerOptions()
             options.baseOptions.modelAssetPath = path
-            options.runningMode = tracking ? .video : .image
-            options.numHands = maximumHandCount
+            options.runningMode = mode
+            options.numHands = count
             return try HandLandmarker(options: options)
         }
-        let result =
-            try frame.timestampInMilliseconds.map {
-                try landmarker.detect(videoFrame: frame.image, timestampInMilliseconds: $0)
-            } ?? landmarker.detect(image: frame.image)
         var hands: [(observation: VNHumanHandPoseObservation, area: Double)] = []
         for (i, landmarks) in result.landmarks.enumerated() {
             let presence = result.presenceScores[i] ?? 0
             let observation = ObservationConversion.hand(
-                landmarks: landmarks, label: result.handedness[i].first?.categoryName, presence: presence,
+                landmarks: landmarks, label: result.handedness.indices.contains(i) ? result.handedness[i].first?.categoryName : nil,
+                presence: presence,
                 mirrored: frame.mirrored)
             hands.append((observation, ObservationConversion.boxArea(landmarks, width: frame.image.width, height: frame.image.height)))
         }

@@ -10,10 +10,10 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
     }
 
     /// The names of the joints in this observation (all 19).
-    public var availableJointNames: [JointName] { availableKeys.map(JointName.init(rawValue:)) }
+    public var availableJointNames: [JointName] { availableNames(JointName.self) }
 
     /// The names of the groups in this observation.
-    public var availableJointsGroupNames: [JointsGroupName] { availableGroupKeys.map(JointsGroupName.init(rawValue:)) }
+    public var availableJointsGroupNames: [JointsGroupName] { availableGroupNames(JointsGroupName.self) }
 
     /// The joint `jointName`; `VNError(.invalidArgument)` for a name that is not a body joint.
     public func recognizedPoint(_ jointName: JointName) throws -> VNRecognizedPoint {
@@ -23,11 +23,7 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
     /// The joints of `jointsGroupName`, by name; `VNError(.invalidArgument)` for a name that is
     /// not a body group.
     public func recognizedPoints(_ jointsGroupName: JointsGroupName) throws -> [JointName: VNRecognizedPoint] {
-        var result: [JointName: VNRecognizedPoint] = [:]
-        for (key, point) in try recognizedPoints(forGroupKey: jointsGroupName.rawValue) {
-            result[JointName(rawValue: key)] = point
-        }
-        return result
+        try points(in: jointsGroupName.rawValue, as: JointName.self)
     }
 
     /// A body joint's name, as Vision's `VNHumanBodyPoseObservation.JointName`. "Left" and

@@ -54,6 +54,29 @@ public class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
     }
 }
 
+extension VNRecognizedPointsObservation {
+    /// The keys of every point as a typed joint name (`JointName`).
+    func availableNames<Name: RawRepresentable>(_: Name.Type) -> [Name] where Name.RawValue == VNRecognizedPointKey {
+        availableKeys.compactMap(Name.init(rawValue:))
+    }
+
+    /// The keys of every group as a typed group name (`JointsGroupName`).
+    func availableGroupNames<Group: RawRepresentable>(_: Group.Type) -> [Group] where Group.RawValue == VNRecognizedPointGroupKey {
+        availableGroupKeys.compactMap(Group.init(rawValue:))
+    }
+
+    /// The points of `group` keyed by typed joint name; throws as `recognizedPoints(forGroupKey:)`.
+    func points<Name: RawRepresentable & Hashable>(in group: VNRecognizedPointGroupKey, as _: Name.Type) throws
+        -> [Name: VNRecognizedPoint] where Name.RawValue == VNRecognizedPointKey
+    {
+        var result: [Name: VNRecognizedPoint] = [:]
+        for (key, point) in try recognizedPoints(forGroupKey: group) {
+            if let name = Name(rawValue: key) { result[name] = point }
+        }
+        return result
+    }
+}
+
 extension VNRecognizedPointGroupKey {
     /// Every point of an observation (Vision's `VNRecognizedPointGroupKeyAll`).
     public static let all = VNRecognizedPointGroupKey(rawValue: "VNIPOAll")

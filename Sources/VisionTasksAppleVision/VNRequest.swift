@@ -75,6 +75,32 @@ final class TaskSlot: @unchecked Sendable {
     }
 }
 
+/// The tasks a request runs: `HandLandmarker` and `PoseLandmarker`, in image or video mode.
+protocol FrameDetector: AnyObject {
+    associatedtype Output
+    func detect(image: MPImage) throws -> Output
+    func detect(videoFrame: MPImage, timestampInMilliseconds: Int) throws -> Output
+}
+
+extension HandLandmarker: FrameDetector {}
+extension PoseLandmarker: FrameDetector {}
+
+extension TaskSlot {
+    /// Runs the slot's detector on `frame`: image mode for a single image, video mode (with
+    /// tracking) for a frame of a sequence. The detector is made by `make` (given the mode)
+    /// the first time and again whenever `settings` change.
+    func detect<Detector: FrameDetector>(
+        _ frame: RequestFrame, settings: [AnyHashable], make: (RunningMode) throws -> Detector
+    ) throws -> Detector.Output {
+        let mode: RunningMode = frame.timestampInMilliseconds == nil ? .image : .video
+        let detector = try task(for: AnyHashable(settings + [AnyHashable(mode.rawValue)])) { try make(mode) }
+        if let timestamp = frame.timestampInMilliseconds {
+            return try detector.detect(videoFrame: frame.image, timestampInMilliseconds: timestamp)
+        }
+        return try detector.detect(image: frame.image)
+    }
+}
+
 /// Performs `requests` on `frame` as Vision does: every request runs, each one's completion
 /// handler is called, and the first error is thrown at the end.
 func performRequests(_ requests: [VNRequest], on frame: () throws -> RequestFrame, slot: (VNRequest) -> TaskSlot) throws {

@@ -72,12 +72,15 @@ public final class PoseDetector: @unchecked Sendable {
     /// `completion` runs on that queue too (not on the main queue: command-line programs on
     /// Linux run no main queue, where it would never arrive). Exactly one of the two
     /// arguments is non-nil.
-    public func process(_ image: VisionImage, completion: @escaping @Sendable ([Pose]?, Error?) -> Void) {
+    /// The completion need not be `@Sendable` (ML Kit's is not): it is called once, on that
+    /// queue, and synchronising what it touches is the caller's business, as with ML Kit.
+    public func process(_ image: VisionImage, completion: @escaping ([Pose]?, Error?) -> Void) {
+        let handler = CompletionBox(completion)
         queue.async {
             do {
-                completion(try self.results(in: image), nil)
+                handler.completion(try self.results(in: image), nil)
             } catch {
-                completion(nil, error)
+                handler.completion(nil, error)
             }
         }
     }
@@ -85,13 +88,19 @@ public final class PoseDetector: @unchecked Sendable {
     /// The poses in `image` without blocking the caller's thread (the form Swift gives ML
     /// Kit's `process(_:completion:)`): `let poses = try await detector.process(image)`.
     public func process(_ image: VisionImage) async throws -> [Pose] {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Pose], Error>) in
             process(image) { poses, error in
                 if let poses { continuation.resume(returning: poses) } else {
                     continuation.resume(throwing: error ?? TasksError.unknown("no result and no error"))
                 }
             }
         }
+    }
+
+    /// Carries a caller's completion to the detector's queue.
+    private struct CompletionBox: @unchecked Sendable {
+        let completion: ([Pose]?, Error?) -> Void
+        init(_ completion: @escaping ([Pose]?, Error?) -> Void) { self.completion = completion }
     }
 
     private func loadedLandmarker() throws -> PoseLandmarker {

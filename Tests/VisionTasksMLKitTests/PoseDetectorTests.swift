@@ -27,8 +27,8 @@ final class PoseDetectorTests: XCTestCase {
         let poseDetector = try PoseDetectorAccuracyTests.detector(.singleImage)
         let expected = try XCTUnwrap(try poseDetector.results(in: VisionImage(buffer: upright)).first)
         for orientation in ImageOrientation.allCases {
-            let stored = upright.reoriented(Self.inverse(orientation).exifOrientationForTests)
-            XCTAssertEqual(stored.reoriented(orientation.exifOrientationForTests).packed(), upright.packed(), "\(orientation): test setup")
+            let stored = upright.reoriented(Self.inverse(orientation).exifOrientation)
+            XCTAssertEqual(stored.reoriented(orientation.exifOrientation).packed(), upright.packed(), "\(orientation): test setup")
             let image = VisionImage(buffer: stored)
             image.orientation = orientation
             XCTAssertEqual(image.width, upright.width)
@@ -130,21 +130,5 @@ final class PoseDetectorTests: XCTestCase {
         let item = try XCTUnwrap(try ReferenceMedia.images().first { $0.name == "neg_banana" })
         let poses = try PoseDetectorAccuracyTests.detector(.singleImage).results(in: VisionImage(image: try MPImage(contentsOf: item.pixelsFile)))
         XCTAssertTrue(poses.isEmpty)
-    }
-}
-
-extension ImageOrientation {
-    /// The EXIF code of the same transformation (the test builds rotated copies with it).
-    var exifOrientationForTests: EXIFOrientation {
-        switch self {
-        case .up: return .up
-        case .down: return .down
-        case .left: return .left
-        case .right: return .right
-        case .upMirrored: return .upMirrored
-        case .downMirrored: return .downMirrored
-        case .leftMirrored: return .leftMirrored
-        case .rightMirrored: return .rightMirrored
-        }
     }
 }

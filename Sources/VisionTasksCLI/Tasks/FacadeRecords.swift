@@ -1,3 +1,4 @@
+import VisionTasks
 import VisionTasksAppleVision
 import VisionTasksMLKit
 
@@ -60,4 +61,19 @@ struct VisionObservationRecord: Encodable {
 
     /// The points with a top-left origin, for drawing.
     var topLeftPoints: [(x: Float, y: Float)] { points.map { (x: Float($0.x), y: Float(1 - $0.y)) } }
+
+    /// What `--api vision` writes for one image: the records, a summary, and each
+    /// observation's skeleton (labelled with `labels[i]` when given) for `--annotate`.
+    static func output(
+        _ records: [VisionObservationRecord], labels: [String], summary: String, connections: [(Int, Int)], image: MPImage
+    ) -> FrameOutput {
+        var overlay = Overlay()
+        for (i, record) in records.enumerated() {
+            overlay.append(
+                Overlay.skeleton(
+                    normalizedPoints: record.topLeftPoints, connections: connections, imageWidth: image.width,
+                    imageHeight: image.height, label: i < labels.count ? labels[i] : nil))
+        }
+        return FrameOutput(record: records, summary: summary, overlay: overlay)
+    }
 }

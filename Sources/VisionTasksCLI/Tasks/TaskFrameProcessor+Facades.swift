@@ -72,14 +72,9 @@ extension TaskFrameProcessor where Task == VisionRequestRunner<VNDetectHumanHand
                 try runner.perform(image, timestampInMilliseconds: timestamp)
                 let records = (runner.request.results ?? []).map(VisionObservationRecord.init)
                 let labels = records.map { "\($0.chirality ?? "?") \(String(format: "%.2f", $0.confidence))" }
-                var overlay = Overlay()
-                for (record, label) in zip(records, labels) {
-                    overlay.append(
-                        Overlay.skeleton(
-                            normalizedPoints: record.topLeftPoints, connections: LandmarkConnections.hand,
-                            imageWidth: image.width, imageHeight: image.height, label: label))
-                }
-                return FrameOutput(record: records, summary: HandsOverlay.summary(labels), overlay: overlay)
+                return VisionObservationRecord.output(
+                    records, labels: labels, summary: HandsOverlay.summary(labels), connections: LandmarkConnections.hand,
+                    image: image)
             })
     }
 }
@@ -99,15 +94,9 @@ extension TaskFrameProcessor where Task == VisionRequestRunner<VNDetectHumanBody
             process: { runner, image, _, timestamp in
                 try runner.perform(image, timestampInMilliseconds: timestamp)
                 let records = (runner.request.results ?? []).map(VisionObservationRecord.init)
-                var overlay = Overlay()
-                for record in records {
-                    overlay.append(
-                        Overlay.skeleton(
-                            normalizedPoints: record.topLeftPoints, connections: Self.bodyConnections,
-                            imageWidth: image.width, imageHeight: image.height))
-                }
                 let summary = records.isEmpty ? "no body" : records.count == 1 ? "1 body" : "\(records.count) bodies"
-                return FrameOutput(record: records, summary: summary, overlay: overlay)
+                return VisionObservationRecord.output(
+                    records, labels: [], summary: summary, connections: Self.bodyConnections, image: image)
             })
     }
 
