@@ -35,24 +35,43 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
         public init(rawValue: VNRecognizedPointKey) { self.rawValue = rawValue }
         private init(_ key: String) { rawValue = VNRecognizedPointKey(rawValue: key) }
 
+        /// The nose.
         public static let nose = JointName("head_joint")
+        /// The person's left eye.
         public static let leftEye = JointName("left_eye_joint")
+        /// The person's right eye.
         public static let rightEye = JointName("right_eye_joint")
+        /// The person's left ear.
         public static let leftEar = JointName("left_ear_joint")
+        /// The person's right ear.
         public static let rightEar = JointName("right_ear_joint")
+        /// The neck: midpoint of the shoulders (BlazePose 11, 12).
         public static let neck = JointName("neck_1_joint")
+        /// The person's left shoulder.
         public static let leftShoulder = JointName("left_shoulder_1_joint")
+        /// The person's right shoulder.
         public static let rightShoulder = JointName("right_shoulder_1_joint")
+        /// The person's left elbow.
         public static let leftElbow = JointName("left_forearm_joint")
+        /// The person's right elbow.
         public static let rightElbow = JointName("right_forearm_joint")
+        /// The person's left wrist.
         public static let leftWrist = JointName("left_hand_joint")
+        /// The person's right wrist.
         public static let rightWrist = JointName("right_hand_joint")
+        /// The person's left hip.
         public static let leftHip = JointName("left_upLeg_joint")
+        /// The person's right hip.
         public static let rightHip = JointName("right_upLeg_joint")
+        /// The root: midpoint of the hips (BlazePose 23, 24).
         public static let root = JointName("root")
+        /// The person's left knee.
         public static let leftKnee = JointName("left_leg_joint")
+        /// The person's right knee.
         public static let rightKnee = JointName("right_leg_joint")
+        /// The person's left ankle.
         public static let leftAnkle = JointName("left_foot_joint")
+        /// The person's right ankle.
         public static let rightAnkle = JointName("right_foot_joint")
 
         /// The key.

@@ -44,26 +44,47 @@ public final class VNHumanHandPoseObservation: VNRecognizedPointsObservation, @u
         public init(rawValue: VNRecognizedPointKey) { self.rawValue = rawValue }
         private init(_ key: String) { rawValue = VNRecognizedPointKey(rawValue: key) }
 
+        /// The wrist.
         public static let wrist = JointName("VNHLKWRI")
+        /// The thumb's carpometacarpal joint, at its base.
         public static let thumbCMC = JointName("VNHLKTCMC")
+        /// The thumb's metacarpophalangeal joint.
         public static let thumbMP = JointName("VNHLKTMP")
+        /// The thumb's interphalangeal joint.
         public static let thumbIP = JointName("VNHLKTIP")
+        /// The thumb's tip.
         public static let thumbTip = JointName("VNHLKTTIP")
+        /// The index finger's metacarpophalangeal joint (knuckle).
         public static let indexMCP = JointName("VNHLKIMCP")
+        /// The index finger's proximal interphalangeal joint.
         public static let indexPIP = JointName("VNHLKIPIP")
+        /// The index finger's distal interphalangeal joint.
         public static let indexDIP = JointName("VNHLKIDIP")
+        /// The index finger's tip.
         public static let indexTip = JointName("VNHLKITIP")
+        /// The middle finger's metacarpophalangeal joint (knuckle).
         public static let middleMCP = JointName("VNHLKMMCP")
+        /// The middle finger's proximal interphalangeal joint.
         public static let middlePIP = JointName("VNHLKMPIP")
+        /// The middle finger's distal interphalangeal joint.
         public static let middleDIP = JointName("VNHLKMDIP")
+        /// The middle finger's tip.
         public static let middleTip = JointName("VNHLKMTIP")
+        /// The ring finger's metacarpophalangeal joint (knuckle).
         public static let ringMCP = JointName("VNHLKRMCP")
+        /// The ring finger's proximal interphalangeal joint.
         public static let ringPIP = JointName("VNHLKRPIP")
+        /// The ring finger's distal interphalangeal joint.
         public static let ringDIP = JointName("VNHLKRDIP")
+        /// The ring finger's tip.
         public static let ringTip = JointName("VNHLKRTIP")
+        /// The little finger's metacarpophalangeal joint (knuckle).
         public static let littleMCP = JointName("VNHLKPMCP")
+        /// The little finger's proximal interphalangeal joint.
         public static let littlePIP = JointName("VNHLKPPIP")
+        /// The little finger's distal interphalangeal joint.
         public static let littleDIP = JointName("VNHLKPDIP")
+        /// The little finger's tip.
         public static let littleTip = JointName("VNHLKPTIP")
 
         /// The 21 joints with their Swift names, in MediaPipe's hand landmark order
