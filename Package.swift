@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "LiteInterpreter", targets: ["LiteInterpreter"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "VisionTasksServer", targets: ["VisionTasksServer"]),
+        .library(name: "VisionTasksMLKit", targets: ["VisionTasksMLKit"]),
+        .library(name: "VisionTasksAppleVision", targets: ["VisionTasksAppleVision"]),
+        .library(name: "VisionTasksAppleVisionMedia", targets: ["VisionTasksAppleVisionMedia"]),
         .executable(name: "vision-tasks", targets: ["VisionTasksCLI"]),
         .executable(name: "vision-tasks-bench", targets: ["Benchmarks"]),
     ],
@@ -81,11 +84,20 @@ let package = Package(
             resources: [.copy("Page")]
         ),
 
+        // Google ML Kit's pose detection API (`PoseDetector`, `VisionImage`, `Pose`) over PoseLandmarker.
+        .target(name: "VisionTasksMLKit", dependencies: ["VisionTasks"]),
+
+        // Apple Vision's hand and body pose requests (`VNDetectHumanHandPoseRequest`, ...) over the tasks.
+        .target(name: "VisionTasksAppleVision", dependencies: ["VisionTasks"]),
+
+        // `VNImageRequestHandler(url:)` and `(data:)`: the Vision façade's initialisers that decode files.
+        .target(name: "VisionTasksAppleVisionMedia", dependencies: ["VisionTasksAppleVision", "MediaIO"]),
+
         // The `vision-tasks` command-line tool.
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasks", "LiteInterpreter", "MediaIO", "VisionTasksServer",
+                "VisionTasks", "LiteInterpreter", "MediaIO", "VisionTasksServer", "VisionTasksMLKit", "VisionTasksAppleVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -100,6 +112,10 @@ let package = Package(
         .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasks"]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "VisionTasks", "TestSupport"]),
         .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "MediaIO", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "VisionTasksMLKitTests", dependencies: ["VisionTasksMLKit", "VisionTasks", "MediaIO", "TestSupport"]),
+        .testTarget(
+            name: "VisionTasksAppleVisionTests",
+            dependencies: ["VisionTasksAppleVision", "VisionTasksAppleVisionMedia", "VisionTasks", "MediaIO", "TestSupport"]),
         .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
         .testTarget(
             name: "VisionTasksServerTests",

@@ -94,11 +94,13 @@ public final class HandLandmarker: @unchecked Sendable {
                     tracksAcrossFrames: frame.tracksAcrossFrames,
                     timestampInMilliseconds: frame.resultTimestampInMilliseconds)
             }
-            return HandLandmarkerResult(
+            var result = HandLandmarkerResult(
                 landmarks: hands.map(\.landmarks), worldLandmarks: hands.map(\.worldLandmarks),
                 handedness: hands.map { [$0.handedness] },
                 timestampInMilliseconds: frame.resultTimestampInMilliseconds,
                 handIdentifiers: hands.compactMap(\.trackingID).map { Int($0) })
+            result.presenceScores = PresenceScores(hands.map(\.presence))
+            return result
         }
         relay.attach(self)
     }

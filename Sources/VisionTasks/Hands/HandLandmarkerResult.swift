@@ -22,6 +22,9 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
     /// Identifiers are positive, increase, and are never reused by one landmarker. Empty in
     /// image mode, where images are independent. Not part of the reference-file JSON form.
     public var handIdentifiers: [Int]
+    /// Per hand, the landmark model's hand presence score (not in MediaPipe's result; the
+    /// Vision façade's per-joint confidence; ignored by equality and coding).
+    package var presenceScores = PresenceScores()
 
     /// A result from its parts (for tests and for code that builds results itself).
     public init(

@@ -66,11 +66,13 @@ final class PoseLandmarkerGraph {
                 poses, imageWidth: image.width, imageHeight: image.height,
                 timestampMicroseconds: Int64(timestampInMilliseconds) * 1000)
         }
-        return PoseLandmarkerResult(
+        var result = PoseLandmarkerResult(
             landmarks: poses.map(\.landmarks), worldLandmarks: poses.map(\.worldLandmarks),
             segmentationMasks: poses.compactMap(\.segmentationMask),
             timestampInMilliseconds: timestampInMilliseconds,
             poseIdentifiers: poses.compactMap(\.trackingID).map { Int($0) })
+        result.presenceScores = PresenceScores(poses.map(\.presence))
+        return result
     }
 
     private func run(_ image: ImagePixels, tracksAcrossFrames: Bool) throws -> [PoseLandmarksDetector.Pose] {

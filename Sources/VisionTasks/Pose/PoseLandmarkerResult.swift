@@ -20,6 +20,9 @@ public struct PoseLandmarkerResult: Sendable, Hashable, Codable {
     /// a person detected anew. Positive, increasing, never reused by one landmarker. Empty in
     /// image mode, where images are independent. Encoded only when not empty.
     public var poseIdentifiers: [Int]
+    /// Per pose, the landmark model's pose presence score (not in MediaPipe's result, nor
+    /// encoded; the Vision façade's observation confidence; ignored by equality).
+    package var presenceScores = PresenceScores()
 
     /// A result from its parts (for tests and for code that builds results itself).
     public init(

@@ -23,6 +23,7 @@ struct HandsCommand: ParsableCommand {
               vision-tasks hands clip.mp4 --annotate clip.annotated.mp4
               vision-tasks hands --model hand_landmarker_lite.task hand.jpg
               ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - | vision-tasks hands --raw 640x480:rgb24 -
+              vision-tasks hands --api vision hand.jpg     # what VNDetectHumanHandPoseRequest code gets
             """)
 
     @OptionGroup var media: MediaOptions
@@ -32,7 +33,15 @@ struct HandsCommand: ParsableCommand {
         if media.masks != nil { throw ValidationError("--masks is for pose: hands have no segmentation masks") }
     }
 
+    @Option(help: "Print the results as this API gives them: mediapipe (HandLandmarker) or vision (Apple Vision's hand pose request: chirality, joints normalised with the origin at the lower left, --num-hands as maximumHandCount; docs/apple-vision.md). vision ignores the confidence thresholds.")
+    var api: HandsAPIOption = .mediapipe
+
     func run() throws {
+        if api == .vision {
+            var processor = TaskFrameProcessor.visionHands(
+                modelPath: try hands.model.modelPath(default: .handLandmarkerBundle), maximumHandCount: hands.numHands)
+            return try processor.run(media: media)
+        }
         var processor = TaskFrameProcessor.hands(
             modelPath: try hands.model.modelPath(default: .handLandmarkerBundle), settings: hands)
         try processor.run(media: media)

@@ -24,12 +24,27 @@ struct PoseCommand: ParsableCommand {
               vision-tasks pose squats.mp4 -o squats.jsonl --annotate squats.annotated.mp4
               vision-tasks pose --model pose_landmarker_heavy.task photos/
               ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - | vision-tasks pose --raw 640x480:rgb24 -
+              vision-tasks pose --api mlkit person.jpg     # what ML Kit's PoseDetector code gets
+              vision-tasks pose --api vision person.jpg    # what VNDetectHumanBodyPoseRequest code gets
             """)
 
     @OptionGroup var media: MediaOptions
     @OptionGroup var pose: PoseTaskOptions
 
+    @Option(help: "Print the results as this API gives them: mediapipe (PoseLandmarker), mlkit (ML Kit's PoseDetector: one person, pixels; docs/mlkit.md) or vision (Apple Vision's body pose request, 19 joints, up to --num-poses people; docs/apple-vision.md). mlkit and vision ignore the confidence thresholds and masks.")
+    var api: PoseAPIOption = .mediapipe
+
     func run() throws {
+        switch api {
+        case .mediapipe: break
+        case .mlkit:
+            var processor = TaskFrameProcessor.mlkitPoses(modelPath: try pose.model.modelPath(default: .poseLandmarkerFullBundle))
+            return try processor.run(media: media)
+        case .vision:
+            var processor = TaskFrameProcessor.visionBodies(
+                modelPath: try pose.model.modelPath(default: .poseLandmarkerFullBundle), maximumBodyCount: pose.numPoses)
+            return try processor.run(media: media)
+        }
         var processor = TaskFrameProcessor.poses(
             modelPath: try pose.model.modelPath(default: .poseLandmarkerFullBundle), settings: pose,
             writesMasks: media.masks != nil)

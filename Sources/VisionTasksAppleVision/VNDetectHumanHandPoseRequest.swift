@@ -1,0 +1,63 @@
+import Foundation
+import VisionTasks
+
+/// Revision 1 of `VNDetectHumanHandPoseRequest`.
+public let VNDetectHumanHandPoseRequestRevision1 = 1
+
+/// Finds hands and their 21 joints, as Vision's `VNDetectHumanHandPoseRequest`, running
+/// MediaPipe's hand landmarker (palm detector + hand landmark model) underneath.
+///
+/// ```swift
+/// let handPoseRequest = VNDetectHumanHandPoseRequest()
+/// handPoseRequest.maximumHandCount = 1
+/// let handler = VNImageRequestHandler(cvPixelBuffer: frame, orientation: .up, options: [:])
+/// try handler.perform([handPoseRequest])
+/// guard let observation = handPoseRequest.results?.first else { return }
+/// ```
+///
+/// Results are ordered largest hand first. The model is `hand_landmarker.task` in the model
+/// folder (`ModelStore.defaultDirectory`) unless `modelAssetPath` names another bundle; a
+/// missing model makes `perform` throw `VNError(.invalidModel)`.
+public final class VNDetectHumanHandPoseRequest: VNRequest, @unchecked Sendable {
+    /// The most hands to report (default 2, at least 1). Which hands are kept when more are
+    /// visible is decided by the palm detector's scores, as in MediaPipe.
+    public var maximumHandCount = 2
+
+    /// VisionTasks' addition: a hand landmarker `.task` bundle to use instead of
+    /// `hand_landmarker.task` in the model folder.
+    public var modelAssetPath: String?
+
+    /// The hands found by the last perform, largest first; nil before a perform or after an error.
+    public private(set) var results: [VNHumanHandPoseObservation]?
+
+    /// The model bundle a perform would use.
+    public var resolvedModelAssetPath: String {
+        modelAssetPath ?? ModelStore().path(for: .handLandmarkerBundle).path
+    }
+
+    override func clearResults() { results = nil }
+
+    override func perform(on frame: RequestFrame, slot: TaskSlot) throws {
+        guard maximumHandCount >= 1 else {
+            throw VNError(.invalidOption, "maximumHandCount must be at least 1, got \(maximumHandCount)")
+        }
+        let path = resolvedModelAssetPath, count = maximumHandCount
+        let result = try slot.detect(frame, settings: [path, count]) { mode in
+            let options = HandLandmarkerOptions()
+            options.baseOptions.modelAssetPath = path
+            options.runningMode = mode
+            options.numHands = count
+            return try HandLandmarker(options: options)
+        }
+        var hands: [(observation: VNHumanHandPoseObservation, area: Double)] = []
+        for (i, landmarks) in result.landmarks.enumerated() {
+            let presence = result.presenceScores[i] ?? 0
+            let observation = ObservationConversion.hand(
+                landmarks: landmarks, label: result.handedness.indices.contains(i) ? result.handedness[i].first?.categoryName : nil,
+                presence: presence,
+                mirrored: frame.mirrored)
+            hands.append((observation, ObservationConversion.boxArea(landmarks, width: frame.image.width, height: frame.image.height)))
+        }
+        results = ObservationConversion.largestFirst(hands)
+    }
+}
