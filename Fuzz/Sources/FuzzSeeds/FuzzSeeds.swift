@@ -237,6 +237,18 @@ func imageSeeds(_ seeds: inout SeedWriter, media: URL) throws {
     for i in pattern.indices { pattern[i] = UInt8(truncatingIfNeeded: i * 37) }
     if let odd = try? PixelBuffer(width: 17, height: 9, format: .rgb8, bytes: pattern) { sources.append(("pattern-17x9", odd)) }
 
+    // Regressions (fixed): a tiny PNG and JPEG declaring 16384x16384 pixels made the decoders
+    // allocate 1 GiB and 512 MiB before finding the data missing (BadImageTests has the same).
+    let ihdr: [UInt8] = [0, 0, 0x40, 0, 0, 0, 0x40, 0, 8, 6, 0, 0, 0]
+    let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
+        + pngChunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]) + pngChunk("IEND", [])
+    try seeds.add("image", "regression-png-bomb.png", png)
+    if let (_, first) = sources.last, var jpeg = try? ImageEncoder.jpeg(first),
+       let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) {
+        jpeg[sof + 5] = 0x40; jpeg[sof + 6] = 0; jpeg[sof + 7] = 0x40; jpeg[sof + 8] = 0
+        try seeds.add("image", "regression-jpeg-bomb.jpg", jpeg)
+    }
+
     for (index, (stem, image)) in sources.enumerated() {
         let jpeg = try ImageEncoder.jpeg(image, quality: index % 2 == 0 ? 90 : 40)
         try seeds.add("image", "\(stem).jpg", jpeg)
@@ -256,6 +268,17 @@ func imageSeeds(_ seeds: inout SeedWriter, media: URL) throws {
             }
         }
     }
+}
+
+/// A PNG chunk: length, type, data, CRC-32.
+func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (24 - 8 * UInt32($0))) & 0xFF) } }
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in Array(type.utf8) + data {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return be32(UInt32(data.count)) + Array(type.utf8) + data + be32(~crc)
 }
 
 // MARK: - Raw frames
