@@ -38,8 +38,8 @@ enum {
 //
 // The arithmetic wraps modulo 2^32 (it is done in uint32_t): a crafted file's coefficients times
 // 16-bit quantisation steps overflow 32 bits in the second pass, which is undefined behaviour in
-// signed C arithmetic (found by Fuzz/C/fuzz_jpeg_reconstruct.c). Wrapping is what the signed code
-// compiled to, and what the stb_image decoder MediaPipe uses computes, so pixels are unchanged.
+// signed C arithmetic (found by Fuzz/C/fuzz_jpeg_reconstruct.c under UBSan). Where nothing
+// overflows, which is every real photo, the results are the same as before, bit for bit.
 CK_INLINE void idct_1d_lanes(const int32_t in[8][8], int32_t e[4][8], int32_t o[4][8]) {
     for (int l = 0; l < 8; l++) {
         uint32_t s0 = (uint32_t)in[0][l], s1 = (uint32_t)in[1][l], s2 = (uint32_t)in[2][l];
