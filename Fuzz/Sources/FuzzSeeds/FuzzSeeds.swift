@@ -168,6 +168,16 @@ func bundleSeeds(_ seeds: inout SeedWriter, models: URL) throws {
             try seeds.add("taskbundle", "gesture_recognizer-\(suffix)-\(kind)", damagedBytes)
         }
     }
+    // Regression (fixed): zip64 records putting the central directory beyond 2^63 made ZIPFoundation
+    // trap (TaskBundleTests.testZip64DirectoryOffsetsOutOfRangeAreAnErrorNotATrap has the same bytes).
+    let zip64Hex = "504b03041460e06060385657000000" + "75af8c9d504b0606b980b8253755afa4000027b52c3547c130"
+        + "0045f9d417a02cc2a0c020c320c1c8806a718037481b2b8811082da1742658192d50ad504b060701"
+        + "02150314000008000052" + "7b785d126b504b0506000000000200020071000000cb0000000000"
+    let zip64 = stride(from: 0, to: zip64Hex.count, by: 2).map { i -> UInt8 in
+        let start = zip64Hex.index(zip64Hex.startIndex, offsetBy: i)
+        return UInt8(zip64Hex[start..<zip64Hex.index(start, offsetBy: 2)], radix: 16) ?? 0
+    }
+    try seeds.add("taskbundle", "regression-zip64-offset", zip64)
     // Names the reader must refuse, duplicates, and nesting to the depth limit and beyond.
     try seeds.add("taskbundle", "unsafe-name", try zip([("../escape.tflite", modelA, false)]))
     try seeds.add("taskbundle", "duplicate", try zip([("x.tflite", modelA, false), ("x.tflite", modelB, false)]))
