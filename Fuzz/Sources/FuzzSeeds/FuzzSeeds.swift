@@ -178,6 +178,9 @@ func bundleSeeds(_ seeds: inout SeedWriter, models: URL) throws {
         return UInt8(zip64Hex[start..<zip64Hex.index(start, offsetBy: 2)], radix: 16) ?? 0
     }
     try seeds.add("taskbundle", "regression-zip64-offset", zip64)
+    // The same archive appended to a model crashed the model target (MalformedModelTests has it).
+    try seeds.add("model", "regression-appended-zip64-offset", modelA + zip64)
+    try seeds.add("metadata", "regression-appended-zip64-offset", Array(repeating: 0x5A, count: 64) + zip64)
     // Names the reader must refuse, duplicates, and nesting to the depth limit and beyond.
     try seeds.add("taskbundle", "unsafe-name", try zip([("../escape.tflite", modelA, false)]))
     try seeds.add("taskbundle", "duplicate", try zip([("x.tflite", modelA, false), ("x.tflite", modelB, false)]))

@@ -74,16 +74,9 @@ final class TaskBundleTests: XCTestCase {
 
     /// Found by `scripts/fuzz taskbundle`: a 117-byte archive whose zip64 records put the central
     /// directory at an offset beyond 2^63 made ZIPFoundation trap converting it to `off_t` (the
-    /// process died). The reproducer's bytes, as the fuzzer wrote them:
+    /// process died).
     func testZip64DirectoryOffsetsOutOfRangeAreAnErrorNotATrap() {
-        let hex = "504b030414 60e0606038 5657000000 75af8c9d50 4b0606b980 b8253755af a4000027b5 2c3547c130"
-            + "0045f9d417 a02cc2a0c0 20c320c1c8 806a718037 481b2b8811 082da17426 58192d50ad 504b060701"
-            + "0215031400 0008000052 7b785d126b 504b050600 0000000200 0200710000 00cb000000 0000"
-        let compact = hex.filter { $0 != " " }
-        let bytes = stride(from: 0, to: compact.count, by: 2).map { i -> UInt8 in
-            let start = compact.index(compact.startIndex, offsetBy: i)
-            return UInt8(compact[start..<compact.index(start, offsetBy: 2)], radix: 16) ?? 0
-        }
+        let bytes = FuzzReproducers.zip64DirectoryBeyond2To63
         XCTAssertEqual(bytes.count, 117)
         XCTAssertThrowsError(try TaskBundle(bytes: bytes, name: "fuzz")) { error in
             XCTAssertEqual(error as? TaskBundleError, .notAZipArchive(bundle: "fuzz"))
