@@ -78,6 +78,9 @@ package final class ZipArchiveReader {
             throw ZipArchiveError.unreadableFile(path: url.path, reason: "permission denied")
         }
         do {
+            // (Smaller than an end record: not an archive. Also spares Foundation's read of an
+            // empty file, which leaks its 4 KB buffer.)
+            guard fileSize >= 22 else { throw ZipArchiveError.notAZipArchive }
             let bytes = try Data(contentsOf: url, options: .mappedIfSafe)
             guard bytes.count == fileSize, Self.directoryIsWithinFile(bytes) else { throw ZipArchiveError.notAZipArchive }
             archive = try Archive(url: url, accessMode: .read)
