@@ -35,32 +35,48 @@ enum {
 // One 1-D inverse DCT over 8 lanes at once: in[k][lane] is frequency k of lane `lane`;
 // writes the even-part sums (e0..e3) and odd-part terms (o0..o3) so that the 8 outputs are
 // e0+o3, e1+o2, e2+o1, e3+o0, e3-o0, e2-o1, e1-o2, e0-o3 (before descaling).
+//
+// The arithmetic wraps modulo 2^32 (it is done in uint32_t): a crafted file's coefficients times
+// 16-bit quantisation steps overflow 32 bits in the second pass, which is undefined behaviour in
+// signed C arithmetic (found by Fuzz/C/fuzz_jpeg_reconstruct.c under UBSan). Where nothing
+// overflows, which is every real photo, the results are the same as before, bit for bit.
 CK_INLINE void idct_1d_lanes(const int32_t in[8][8], int32_t e[4][8], int32_t o[4][8]) {
     for (int l = 0; l < 8; l++) {
-        int32_t s0 = in[0][l], s1 = in[1][l], s2 = in[2][l], s3 = in[3][l];
-        int32_t s4 = in[4][l], s5 = in[5][l], s6 = in[6][l], s7 = in[7][l];
+        uint32_t s0 = (uint32_t)in[0][l], s1 = (uint32_t)in[1][l], s2 = (uint32_t)in[2][l];
+        uint32_t s3 = (uint32_t)in[3][l], s4 = (uint32_t)in[4][l], s5 = (uint32_t)in[5][l];
+        uint32_t s6 = (uint32_t)in[6][l], s7 = (uint32_t)in[7][l];
         // Even part: rotation of (s2, s6), butterflies with (s0, s4).
-        int32_t z = (s2 + s6) * K_0_541196100;
-        int32_t even2 = z + s6 * K_M1_847759065;
-        int32_t even3 = z + s2 * K_0_765366865;
-        int32_t even0 = (s0 + s4) * 4096;
-        int32_t even1 = (s0 - s4) * 4096;
-        e[0][l] = even0 + even3;
-        e[3][l] = even0 - even3;
-        e[1][l] = even1 + even2;
-        e[2][l] = even1 - even2;
+        uint32_t z = (s2 + s6) * (uint32_t)K_0_541196100;
+        uint32_t even2 = z + s6 * (uint32_t)K_M1_847759065;
+        uint32_t even3 = z + s2 * (uint32_t)K_0_765366865;
+        uint32_t even0 = (s0 + s4) * 4096u;
+        uint32_t even1 = (s0 - s4) * 4096u;
+        e[0][l] = (int32_t)(even0 + even3);
+        e[3][l] = (int32_t)(even0 - even3);
+        e[1][l] = (int32_t)(even1 + even2);
+        e[2][l] = (int32_t)(even1 - even2);
         // Odd part (inputs s7, s5, s3, s1).
-        int32_t a73 = s7 + s3, a51 = s5 + s1, a71 = s7 + s1, a53 = s5 + s3;
-        int32_t zc = (a73 + a51) * K_1_175875602;
-        int32_t m71 = zc + a71 * K_M0_899976223;
-        int32_t m53 = zc + a53 * K_M2_562915447;
-        int32_t m73 = a73 * K_M1_961570560;
-        int32_t m51 = a51 * K_M0_390180644;
-        o[0][l] = s7 * K_0_298631336 + m71 + m73;
-        o[1][l] = s5 * K_2_053119869 + m53 + m51;
-        o[2][l] = s3 * K_3_072711026 + m53 + m73;
-        o[3][l] = s1 * K_1_501321110 + m71 + m51;
+        uint32_t a73 = s7 + s3, a51 = s5 + s1, a71 = s7 + s1, a53 = s5 + s3;
+        uint32_t zc = (a73 + a51) * (uint32_t)K_1_175875602;
+        uint32_t m71 = zc + a71 * (uint32_t)K_M0_899976223;
+        uint32_t m53 = zc + a53 * (uint32_t)K_M2_562915447;
+        uint32_t m73 = a73 * (uint32_t)K_M1_961570560;
+        uint32_t m51 = a51 * (uint32_t)K_M0_390180644;
+        o[0][l] = (int32_t)(s7 * (uint32_t)K_0_298631336 + m71 + m73);
+        o[1][l] = (int32_t)(s5 * (uint32_t)K_2_053119869 + m53 + m51);
+        o[2][l] = (int32_t)(s3 * (uint32_t)K_3_072711026 + m53 + m73);
+        o[3][l] = (int32_t)(s1 * (uint32_t)K_1_501321110 + m71 + m51);
     }
+}
+
+// even + bias + odd and even + bias - odd, wrapping like the passes above, then shifted
+// arithmetically (as signed).
+CK_INLINE int32_t descale_sum(int32_t even, int32_t bias, int32_t odd, int shift) {
+    return (int32_t)((uint32_t)even + (uint32_t)bias + (uint32_t)odd) >> shift;
+}
+
+CK_INLINE int32_t descale_difference(int32_t even, int32_t bias, int32_t odd, int shift) {
+    return (int32_t)((uint32_t)even + (uint32_t)bias - (uint32_t)odd) >> shift;
 }
 
 CK_INLINE uint8_t clamp_u8(int32_t v) {
@@ -81,14 +97,14 @@ CK_INLINE void idct_block_body(const int16_t *coef, const uint16_t *quant, uint8
     // Back to 2 fractional bits: +2^9, >> 10. mid[x][r]: column pass output at row x, column r,
     // stored so that the row pass reads frequency x of every row r as a contiguous lane vector.
     for (int c = 0; c < 8; c++) {
-        mid[0][c] = (e[0][c] + 512 + o[3][c]) >> 10;
-        mid[7][c] = (e[0][c] + 512 - o[3][c]) >> 10;
-        mid[1][c] = (e[1][c] + 512 + o[2][c]) >> 10;
-        mid[6][c] = (e[1][c] + 512 - o[2][c]) >> 10;
-        mid[2][c] = (e[2][c] + 512 + o[1][c]) >> 10;
-        mid[5][c] = (e[2][c] + 512 - o[1][c]) >> 10;
-        mid[3][c] = (e[3][c] + 512 + o[0][c]) >> 10;
-        mid[4][c] = (e[3][c] + 512 - o[0][c]) >> 10;
+        mid[0][c] = descale_sum(e[0][c], 512, o[3][c], 10);
+        mid[7][c] = descale_difference(e[0][c], 512, o[3][c], 10);
+        mid[1][c] = descale_sum(e[1][c], 512, o[2][c], 10);
+        mid[6][c] = descale_difference(e[1][c], 512, o[2][c], 10);
+        mid[2][c] = descale_sum(e[2][c], 512, o[1][c], 10);
+        mid[5][c] = descale_difference(e[2][c], 512, o[1][c], 10);
+        mid[3][c] = descale_sum(e[3][c], 512, o[0][c], 10);
+        mid[4][c] = descale_difference(e[3][c], 512, o[0][c], 10);
     }
     // Transpose so the row pass has rows as lanes: rows[u][r] = mid[r][u].
     int32_t rows[8][8];
@@ -100,14 +116,14 @@ CK_INLINE void idct_block_body(const int16_t *coef, const uint16_t *quant, uint8
     const int32_t bias = 65536 + (128 << 17);
     for (int r = 0; r < 8; r++) {
         uint8_t *row = out + r * stride;
-        row[0] = clamp_u8((e[0][r] + bias + o[3][r]) >> 17);
-        row[7] = clamp_u8((e[0][r] + bias - o[3][r]) >> 17);
-        row[1] = clamp_u8((e[1][r] + bias + o[2][r]) >> 17);
-        row[6] = clamp_u8((e[1][r] + bias - o[2][r]) >> 17);
-        row[2] = clamp_u8((e[2][r] + bias + o[1][r]) >> 17);
-        row[5] = clamp_u8((e[2][r] + bias - o[1][r]) >> 17);
-        row[3] = clamp_u8((e[3][r] + bias + o[0][r]) >> 17);
-        row[4] = clamp_u8((e[3][r] + bias - o[0][r]) >> 17);
+        row[0] = clamp_u8(descale_sum(e[0][r], bias, o[3][r], 17));
+        row[7] = clamp_u8(descale_difference(e[0][r], bias, o[3][r], 17));
+        row[1] = clamp_u8(descale_sum(e[1][r], bias, o[2][r], 17));
+        row[6] = clamp_u8(descale_difference(e[1][r], bias, o[2][r], 17));
+        row[2] = clamp_u8(descale_sum(e[2][r], bias, o[1][r], 17));
+        row[5] = clamp_u8(descale_difference(e[2][r], bias, o[1][r], 17));
+        row[3] = clamp_u8(descale_sum(e[3][r], bias, o[0][r], 17));
+        row[4] = clamp_u8(descale_difference(e[3][r], bias, o[0][r], 17));
     }
 }
 

@@ -24,6 +24,15 @@ final class MalformedModelTests: XCTestCase {
         XCTAssertEqual(try runModel(smallModel().serialize(), [[1, 1, 1, 1]])[0], [2, 3, 4, 5])
     }
 
+    /// Found by `scripts/fuzz model`: a model whose appended archive's zip64 record put the central
+    /// directory beyond 2^63 killed the process (ZIPFoundation trapped); now a typed error.
+    func testAppendedZip64ArchiveWithOffsetsBeyondTheFileIsAnError() throws {
+        let bytes = smallModel().serialize(appending: FuzzReproducers.zip64DirectoryBeyond2To63)
+        XCTAssertThrowsError(try Model(bytes: bytes)) { error in
+            guard case .malformedMetadata = error as? ModelError else { return XCTFail("\(error)") }
+        }
+    }
+
     func testTruncatedRealModel() throws {
         let bytes = try installed("palm_detection_lite.tflite")
         for length in [0, 3, 7, 8, 12, 64, 1000, 100_000, bytes.count / 2, bytes.count - 4096] {

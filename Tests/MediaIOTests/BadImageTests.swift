@@ -131,6 +131,41 @@ final class BadImageTests: XCTestCase {
             .tooLarge(width: 70_000, height: 2))
     }
 
+    /// Found running hand-made inputs through the image fuzz target (its 256 MB allocation limit,
+    /// issue 15): a 74-byte PNG declaring 16384x16384 RGBA made the decoder
+    /// allocate 1 GiB for the pixels before libpng found the data missing, and an 834-byte JPEG
+    /// declaring 16384x16384 made libjpeg allocate 512 MiB of coefficients. Both sizes are within
+    /// `ImageLimits`; what is wrong is that no file that small can encode that many pixels.
+    func testDeclaredPixelsBeyondWhatTheFileCanEncodeAreRefusedBeforeAllocating() throws {
+        func crc(_ bytes: [UInt8]) -> [UInt8] {
+            let c = TestImages.crc32(bytes[...])
+            return (0..<4).map { UInt8((c >> (24 - 8 * UInt32($0))) & 0xFF) }
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let length = UInt32(data.count)
+            return (0..<4).map { UInt8((length >> (24 - 8 * UInt32($0))) & 0xFF) } + Array(type.utf8) + data + crc(Array(type.utf8) + data)
+        }
+        // IHDR 16384 x 16384, 8-bit RGBA; one IDAT of zlib's stored empty block; IEND.
+        let ihdr: [UInt8] = [0, 0, 0x40, 0, 0, 0, 0x40, 0, 8, 6, 0, 0, 0]
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
+            + chunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+        guard case .corrupt(let pngMessage) = reason({ try ImageDecoder.decode(png) }) else {
+            return XCTFail("a \(png.count)-byte PNG declaring 16384x16384 pixels was not refused as corrupt")
+        }
+        XCTAssertTrue(pngMessage.contains("16384x16384"), pngMessage)
+
+        var jpeg = try ImageEncoder.jpeg(TestImages.pattern(width: 17, height: 9))
+        guard let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else {
+            return XCTFail("no SOF0 marker")
+        }
+        jpeg[sof + 5] = 0x40; jpeg[sof + 6] = 0 // height 16384
+        jpeg[sof + 7] = 0x40; jpeg[sof + 8] = 0 // width 16384
+        guard case .corrupt(let jpegMessage) = reason({ try ImageDecoder.decode(jpeg) }) else {
+            return XCTFail("a \(jpeg.count)-byte JPEG declaring 16384x16384 pixels was not refused as corrupt")
+        }
+        XCTAssertTrue(jpegMessage.contains("16384x16384"), jpegMessage)
+    }
+
     func testRawPixelBuffersTooShortAreRefused() {
         guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .rgba8, bytes: [UInt8](repeating: 0, count: 63)) })
         else { return XCTFail("short buffer accepted") }

@@ -79,6 +79,11 @@ package final class ZipArchiveReader {
             throw ZipArchiveError.unreadableFile(path: url.path, reason: "permission denied")
         }
         do {
+            // (Smaller than an end record: not an archive. Also spares Foundation's read of an
+            // empty file, which leaks its 4 KB buffer.)
+            guard fileSize >= 22 else { throw ZipArchiveError.notAZipArchive }
+            let bytes = try Data(contentsOf: url, options: .mappedIfSafe)
+            guard bytes.count == fileSize, Self.directoryIsWithinFile(bytes) else { throw ZipArchiveError.notAZipArchive }
             archive = try Archive(url: url, accessMode: .read)
         } catch {
             throw ZipArchiveError.notAZipArchive
@@ -132,6 +137,68 @@ package final class ZipArchiveReader {
             members.append(Member(name: path, size: size, entry: entry))
         }
         self.members = members
+    }
+
+    /// Whether the end-of-directory records (zip64 ones included) and every directory entry's
+    /// local header offset lie within the file. ZIPFoundation converts these offsets to `off_t`
+    /// without checking and traps on one beyond 2^63: `scripts/fuzz taskbundle` found a 117-byte
+    /// archive that killed the process that way. Checked here before ZIPFoundation reads them.
+    static func directoryIsWithinFile(_ data: Data) -> Bool {
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            let size = bytes.count
+            func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+            func u32(_ at: Int) -> UInt64 { UInt64(u16(at)) | UInt64(u16(at + 2)) << 16 }
+            func u64(_ at: Int) -> UInt64 { u32(at) | u32(at + 4) << 32 }
+            // The end-of-central-directory record: 22 bytes plus a comment of up to 65535.
+            guard size >= 22 else { return false }
+            var eocd = size - 22
+            while eocd >= 0, eocd >= size - 22 - 0xFFFF, u32(eocd) != 0x0605_4B50 { eocd -= 1 }
+            guard eocd >= 0, eocd >= size - 22 - 0xFFFF else { return false }
+            var count = UInt64(u16(eocd + 10)), directorySize = u32(eocd + 12), directoryStart = u32(eocd + 16)
+            // A zip64 locator just before it points at the zip64 record, which then holds the values.
+            if eocd >= 20, u32(eocd - 20) == 0x0706_4B50 {
+                let record = u64(eocd - 20 + 8)
+                guard record <= UInt64(eocd - 20), UInt64(eocd - 20) - record >= 56,
+                      u32(Int(record)) == 0x0606_4B50 else { return false }
+                count = u64(Int(record) + 32)
+                directorySize = u64(Int(record) + 40)
+                directoryStart = u64(Int(record) + 48)
+            }
+            guard directoryStart <= UInt64(size), directorySize <= UInt64(size) - directoryStart,
+                  count <= directorySize / 46 else { return false }
+            // Every entry: its names and extra fields within the directory, its local header (and
+            // any zip64 offset in its extra field) within the file.
+            var entry = Int(directoryStart)
+            let end = Int(directoryStart + directorySize)
+            for _ in 0..<count {
+                guard end - entry >= 46, u32(entry) == 0x0201_4B50 else { return false }
+                let nameLength = u16(entry + 28), extraLength = u16(entry + 30), commentLength = u16(entry + 32)
+                guard end - entry - 46 >= nameLength + extraLength + commentLength else { return false }
+                let offset32 = u32(entry + 42)
+                guard offset32 == 0xFFFF_FFFF || offset32 < UInt64(size) else { return false }
+                var field = entry + 46 + nameLength
+                let extraEnd = field + extraLength
+                while extraEnd - field >= 4 {
+                    let id = u16(field), length = u16(field + 2)
+                    guard extraEnd - field - 4 >= length else { return false }
+                    if id == 1 {
+                        // Zip64 values: each must fit in a signed 64-bit offset; the local header's
+                        // (the one after the sizes that are present) must be within the file.
+                        var value = field + 4
+                        let present = [u32(entry + 24) == 0xFFFF_FFFF, u32(entry + 20) == 0xFFFF_FFFF, offset32 == 0xFFFF_FFFF]
+                        for (index, isPresent) in present.enumerated() where isPresent {
+                            guard field + 4 + length - value >= 8 else { return false }
+                            let v = u64(value)
+                            guard v < 1 << 62, index < 2 || v < UInt64(size) else { return false }
+                            value += 8
+                        }
+                    }
+                    field += 4 + length
+                }
+                entry += 46 + nameLength + extraLength + commentLength
+            }
+            return true
+        }
     }
 
     /// The member called `name`, if any.

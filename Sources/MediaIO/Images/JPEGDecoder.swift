@@ -25,7 +25,8 @@ enum JPEGDecoder {
         }
         let width = Int(reader.pointee.info.image_width)
         let height = Int(reader.pointee.info.image_height)
-        try ImageLimits.validate(width: width, height: height, source: source)
+        // Before libjpeg allocates coefficient arrays for the whole declared image.
+        try ImageLimits.validate(width: width, height: height, encodedByteCount: data.count, source: source)
 
         let components = Int(reader.pointee.info.num_components)
         if let layout = ReconstructionLayout(reader: reader, components: components) {

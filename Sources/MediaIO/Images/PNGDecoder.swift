@@ -10,15 +10,18 @@ enum PNGDecoder {
             throw MediaError(source: source, reason: .empty)
         }
         var image = vt_png_image()
-        let status = vt_png_decode(base, data.count, UInt32(ImageLimits.maxSide), UInt64(ImageLimits.maxPixels), &image)
+        let status = vt_png_decode(
+            base, data.count, UInt32(ImageLimits.maxSide), UInt64(ImageLimits.maxPixels(encodedByteCount: data.count)), &image)
         defer { vt_png_free(&image) }
         guard status == 0, let pixels = image.pixels else {
             let message = cString(&image.message)
             if image.truncated != 0 { throw MediaError(source: source, reason: .truncated(message)) }
             if message.contains("allowed"), image.width == 0 {
-                // Declared dimensions refused before allocation: report them.
-                throw MediaError(source: source, reason: .tooLarge(
-                    width: Int(readBigEndian(data, at: 16)), height: Int(readBigEndian(data, at: 20))))
+                // Declared dimensions refused before allocation: beyond ImageLimits, or beyond what
+                // a file this size can encode. Report them.
+                let width = Int(readBigEndian(data, at: 16)), height = Int(readBigEndian(data, at: 20))
+                try ImageLimits.validate(width: width, height: height, encodedByteCount: data.count, source: source)
+                throw MediaError(source: source, reason: .tooLarge(width: width, height: height))
             }
             throw MediaError(source: source, reason: .corrupt(message.isEmpty ? "libpng failed" : message))
         }

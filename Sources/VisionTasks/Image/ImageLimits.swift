@@ -1,11 +1,20 @@
 /// The largest images `PixelBuffer`, `MPImage` and the decoders in MediaIO accept. Declared
 /// dimensions are checked against these before any pixel memory is allocated, so a small file
-/// claiming a huge image cannot exhaust memory.
+/// claiming a huge image cannot exhaust memory: an encoded image may also declare no more pixels
+/// than its size can encode (`maxPixelsPerEncodedByte`), which keeps decoding memory proportional
+/// to the file.
 public enum ImageLimits {
     /// Largest width or height, in pixels.
     public static let maxSide = 65_535
     /// Largest number of pixels (2^28, about 268 megapixels).
     public static let maxPixels = 1 << 28
+
+    /// The most pixels one byte of an encoded image can hold. Deflate expands at most 1032:1 and a
+    /// PNG packs up to 8 one-bit pixels in a byte; a Huffman-coded JPEG spends at least one bit on
+    /// each 8x8 block of a component it codes, sampled at most 4x4 (8 x 64 x 16 = 8192 pixels a
+    /// byte). A file declaring more is damaged or a decompression bomb. (An arithmetic-coded JPEG
+    /// could in principle compress further; it is held to the same rule.)
+    public static let maxPixelsPerEncodedByte = 8 * 1032
 
     /// Throws `MediaError.Reason.tooLarge` (or `.invalidArgument` for non-positive sizes).
     package static func validate(width: Int, height: Int, source: String) throws(MediaError) {
@@ -16,5 +25,23 @@ public enum ImageLimits {
         else {
             throw MediaError(source: source, reason: .tooLarge(width: width, height: height))
         }
+    }
+
+    /// `validate(width:height:source:)`, and then `.corrupt` when a file of `encodedByteCount`
+    /// bytes declares more pixels than it can encode (`maxPixelsPerEncodedByte`).
+    package static func validate(width: Int, height: Int, encodedByteCount: Int, source: String) throws(MediaError) {
+        try validate(width: width, height: height, source: source)
+        let (capacity, overflow) = encodedByteCount.multipliedReportingOverflow(by: maxPixelsPerEncodedByte)
+        guard overflow || width * height <= capacity else {
+            throw MediaError(source: source, reason: .corrupt(
+                "declares \(width)x\(height) pixels, more than a \(encodedByteCount)-byte file can encode"
+                    + " (at most \(maxPixelsPerEncodedByte) pixels a byte)"))
+        }
+    }
+
+    /// The most pixels a file of `encodedByteCount` bytes may declare.
+    static func maxPixels(encodedByteCount: Int) -> Int {
+        let (capacity, overflow) = encodedByteCount.multipliedReportingOverflow(by: maxPixelsPerEncodedByte)
+        return overflow ? maxPixels : min(maxPixels, capacity)
     }
 }

@@ -72,6 +72,17 @@ final class TaskBundleTests: XCTestCase {
         }
     }
 
+    /// Found by `scripts/fuzz taskbundle`: a 117-byte archive whose zip64 records put the central
+    /// directory at an offset beyond 2^63 made ZIPFoundation trap converting it to `off_t` (the
+    /// process died).
+    func testZip64DirectoryOffsetsOutOfRangeAreAnErrorNotATrap() {
+        let bytes = FuzzReproducers.zip64DirectoryBeyond2To63
+        XCTAssertEqual(bytes.count, 117)
+        XCTAssertThrowsError(try TaskBundle(bytes: bytes, name: "fuzz")) { error in
+            XCTAssertEqual(error as? TaskBundleError, .notAZipArchive(bundle: "fuzz"))
+        }
+    }
+
     func testMissingFile() {
         let url = URL(fileURLWithPath: "/nonexistent/hand_landmarker.task")
         XCTAssertThrowsError(try TaskBundle(contentsOf: url)) { error in

@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+// libFuzzer targets for every parser of untrusted bytes in VisionTasks (issue 15), and the tool
+// that writes their seed corpora. Built and run by ../scripts/fuzz, which adds the sanitizer flags
+// (-sanitize=fuzzer,address); this manifest has no unsafeFlags and the main package knows nothing
+// of it. The targets reach the parsers' internal entry points with `@testable import`, so the
+// build also passes -enable-testing; no parser is made public for fuzzing.
+import PackageDescription
+
+/// `@testable import` opens internal declarations but not `package` ones to another package
+/// (TaskBundle; ImageLimits.validate, which RawFrameSpec calls): the two targets that need them are
+/// compiled without access checks. Only those targets: the flag changes overload resolution, so
+/// the library modules must not get it. (Fuzz/ is a root package nobody depends on, so unsafeFlags
+/// are allowed here; the main Package.swift has none.)
+let packageAccess: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-access-control"])]
+
+let visionTasks = "VisionTasks"
+
+let package = Package(
+    name: "VisionTasksFuzz",
+    dependencies: [
+        .package(name: visionTasks, path: ".."),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+    ],
+    targets: [
+        // libFuzzer's driver, called from each target's entry point (see FuzzSupport.h).
+        .target(name: "FuzzSupport"),
+
+        // The TFLite flatbuffer reader and model loading up to the memory plan: `Model(bytes:)`.
+        .executableTarget(name: "FuzzModel", dependencies: [
+            "FuzzSupport", .product(name: "LiteInterpreter", package: visionTasks)]),
+        // The TFLITE_METADATA (M001) flatbuffer and the zip archive appended to a model.
+        .executableTarget(name: "FuzzMetadata", dependencies: [
+            "FuzzSupport", .product(name: "LiteInterpreter", package: visionTasks)]),
+        // `.task` bundles: zip archives, nested bundles inside.
+        .executableTarget(name: "FuzzTaskBundle", dependencies: [
+            "FuzzSupport", .product(name: "VisionTasks", package: visionTasks)],
+            swiftSettings: packageAccess),
+        // JPEG and PNG decoding (libjpeg-turbo/libpng, our reconstruction, EXIF, reorientation).
+        .executableTarget(name: "FuzzImage", dependencies: [
+            "FuzzSupport", .product(name: "MediaIO", package: visionTasks)]),
+        // `--raw WIDTHxHEIGHT:FORMAT`: the spec parser and the raw frame reader of the CLI.
+        // RawFrameSpec.swift is a symbolic link to the CLI's file (an executable target cannot be
+        // imported from another package), so the fuzzed code is the CLI's own.
+        .executableTarget(name: "FuzzRawFrames", dependencies: [
+            "FuzzSupport", .product(name: "MediaIO", package: visionTasks)],
+            swiftSettings: packageAccess),
+
+        // `fuzz-seeds OUTDIR`: writes every target's seed corpus from the installed models, the
+        // shared media and the malformed cases the tests make.
+        .executableTarget(name: "FuzzSeeds", dependencies: [
+            "FuzzSupport",
+            .product(name: "LiteInterpreter", package: visionTasks),
+            .product(name: "MediaIO", package: visionTasks),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
+    ]
+)

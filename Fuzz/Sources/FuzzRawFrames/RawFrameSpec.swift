@@ -1,0 +1,1 @@
+../../../Sources/VisionTasksCLI/Media/RawFrameSpec.swift

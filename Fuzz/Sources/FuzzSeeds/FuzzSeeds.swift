@@ -1,0 +1,337 @@
+import Foundation
+import FuzzSupport
+@testable import LiteInterpreter
+@testable import MediaIO
+import ZIPFoundation
+
+/// `FuzzSeeds OUTDIR MODELS MEDIA`: writes each fuzz target's seed corpus into `OUTDIR/<target>/`:
+/// small real inputs (the installed models, the shared photos shrunk to thumbnails) and the kinds
+/// of damage the tests make (truncations, byte flips, absurd sizes, unsafe names). Seeds are kept
+/// small (a few KB) so that the fuzzers run fast; nothing here is committed.
+@_cdecl("FuzzSeeds_main")
+public func fuzzSeedsMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    let arguments = CommandLine.arguments
+    guard arguments.count == 4 else {
+        FileHandle.standardError.write(Data("usage: FuzzSeeds OUTDIR MODELS_FOLDER MEDIA_FOLDER\n".utf8))
+        return 2
+    }
+    do {
+        var seeds = SeedWriter(root: URL(fileURLWithPath: arguments[1]))
+        let models = URL(fileURLWithPath: arguments[2]), media = URL(fileURLWithPath: arguments[3])
+        try modelSeeds(&seeds, models: models)
+        try bundleSeeds(&seeds, models: models)
+        try imageSeeds(&seeds, media: media)
+        try rawFrameSeeds(&seeds)
+        try jpegReconstructionSeeds(&seeds)
+        print(seeds.summary)
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("FuzzSeeds: \(error)\n".utf8))
+        return 1
+    }
+}
+
+/// libFuzzer calls this only when the program is run as a fuzzer, which FuzzSeeds never is.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzSeedsUnused(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { 0 }
+
+struct SeedWriter {
+    let root: URL
+    private var counts: [String: Int] = [:]
+
+    init(root: URL) { self.root = root }
+
+    mutating func add(_ target: String, _ name: String, _ bytes: [UInt8]) throws {
+        let folder = root.appendingPathComponent(target)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(bytes).write(to: folder.appendingPathComponent(name))
+        counts[target, default: 0] += 1
+    }
+
+    var summary: String { counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) seeds" }.joined(separator: "\n") }
+}
+
+/// A deterministic generator, so that a seed corpus is the same on every run.
+struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+/// Truncations at a few lengths and single-byte flips, as MalformedModelTests and BadImageTests make.
+func damaged(_ bytes: [UInt8], seed: UInt64, flips: Int) -> [(String, [UInt8])] {
+    var out: [(String, [UInt8])] = []
+    for fraction in [1, 2, 4, 8] where bytes.count > 16 {
+        out.append(("truncated-\(fraction)", Array(bytes.prefix(bytes.count * fraction / 10))))
+    }
+    var random = SplitMix(state: seed)
+    for i in 0..<flips where !bytes.isEmpty {
+        var copy = bytes
+        let at = random.below(copy.count)
+        copy[at] ^= UInt8(1 << random.below(8))
+        out.append(("flip-\(i)", copy))
+    }
+    return out
+}
+
+// MARK: - Models and metadata
+
+/// Models small enough to fuzz quickly whole (the gesture classifiers carry metadata and labels).
+let smallModels = ["canned_gesture_classifier.tflite", "custom_gesture_classifier.tflite"]
+/// Larger models, of which only the metadata buffer and a synthetic appended archive are seeds.
+let largeModels = ["gesture_embedder.tflite", "hand_landmark_lite.tflite", "palm_detection_lite.tflite", "pose_detection.tflite"]
+
+func modelSeeds(_ seeds: inout SeedWriter, models: URL) throws {
+    for name in smallModels + largeModels {
+        let url = models.appendingPathComponent(name)
+        guard let data = try? Data(contentsOf: url) else {
+            print("FuzzSeeds: \(url.path) is missing; skipped")
+            continue
+        }
+        let bytes = [UInt8](data)
+        let stem = (name as NSString).deletingPathExtension
+        if smallModels.contains(name) {
+            try seeds.add("model", stem, bytes)
+            for (kind, damagedBytes) in damaged(bytes, seed: UInt64(bytes.count), flips: 24) {
+                try seeds.add("model", "\(stem)-\(kind)", damagedBytes)
+            }
+            try seeds.add("metadata", "\(stem)-whole", bytes)
+        }
+        if let metadata = try metadataBuffer(bytes) {
+            try seeds.add("metadata", "\(stem)-M001", metadata)
+            for (kind, damagedBytes) in damaged(metadata, seed: UInt64(metadata.count), flips: 8) {
+                try seeds.add("metadata", "\(stem)-M001-\(kind)", damagedBytes)
+            }
+        }
+    }
+    // A model-like prefix followed by an appended archive of associated files, stored and deflated.
+    let labels = Array("background\nthumbs_up\nthumbs_down\nvictory\n".utf8)
+    for deflate in [false, true] {
+        let archive = try zip([("labels.txt", labels, deflate), ("labels_fr.txt", labels, deflate)])
+        let appended = Array(repeating: 0x5A, count: 64) + archive
+        try seeds.add("metadata", "appended-zip-\(deflate ? "deflated" : "stored")", appended)
+        for (kind, damagedBytes) in damaged(appended, seed: deflate ? 7 : 8, flips: 16) {
+            try seeds.add("metadata", "appended-zip-\(deflate ? "deflated" : "stored")-\(kind)", damagedBytes)
+        }
+    }
+}
+
+/// The TFLITE_METADATA buffer of a model, if it has one.
+func metadataBuffer(_ bytes: [UInt8]) throws -> [UInt8]? {
+    try bytes.withUnsafeBytes { raw in
+        let file = try ModelFile(reader: FlatBufferReader(raw))
+        guard let entry = file.metadata.first(where: { $0.name == MetadataParser.entryName }),
+              entry.buffer >= 0, entry.buffer < file.buffers.count else { return nil }
+        return Array(raw[file.buffers[entry.buffer].range])
+    }
+}
+
+// MARK: - Task bundles
+
+func zip(_ members: [(String, [UInt8], Bool)]) throws -> [UInt8] {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-seed-\(UUID().uuidString).zip")
+    defer { try? FileManager.default.removeItem(at: url) }
+    do {
+        let archive = try Archive(url: url, accessMode: .create)
+        for (name, bytes, deflate) in members {
+            let data = Data(bytes)
+            try archive.addEntry(
+                with: name, type: .file, uncompressedSize: Int64(data.count),
+                compressionMethod: deflate ? .deflate : .none
+            ) { position, size in
+                data.subdata(in: Int(position)..<min(Int(position) + size, data.count))
+            }
+        }
+    }
+    return [UInt8](try Data(contentsOf: url))
+}
+
+func bundleSeeds(_ seeds: inout SeedWriter, models: URL) throws {
+    let small = smallModels.compactMap { try? [UInt8](Data(contentsOf: models.appendingPathComponent($0))) }
+    let modelA = small.first ?? Array(repeating: 1, count: 300)
+    let modelB = small.dropFirst().first ?? Array(repeating: 2, count: 300)
+    for deflate in [false, true] {
+        let suffix = deflate ? "deflated" : "stored"
+        // MediaPipe's layout: gesture_recognizer.task holds hand_landmarker.task and the classifiers.
+        let landmarker = try zip([("hand_detector.tflite", modelA, deflate), ("hand_landmarks_detector.tflite", modelB, deflate)])
+        let gestures = try zip([("gesture_embedder.tflite", modelA, deflate), ("canned_gesture_classifier.tflite", modelB, deflate)])
+        let recognizer = try zip([("hand_landmarker.task", landmarker, deflate), ("hand_gesture_recognizer.task", gestures, deflate)])
+        try seeds.add("taskbundle", "hand_landmarker-\(suffix)", landmarker)
+        try seeds.add("taskbundle", "gesture_recognizer-\(suffix)", recognizer)
+        for (kind, damagedBytes) in damaged(recognizer, seed: deflate ? 3 : 4, flips: 32) {
+            try seeds.add("taskbundle", "gesture_recognizer-\(suffix)-\(kind)", damagedBytes)
+        }
+    }
+    // Regression (fixed): zip64 records putting the central directory beyond 2^63 made ZIPFoundation
+    // trap (TaskBundleTests.testZip64DirectoryOffsetsOutOfRangeAreAnErrorNotATrap has the same bytes).
+    let zip64Hex = "504b03041460e06060385657000000" + "75af8c9d504b0606b980b8253755afa4000027b52c3547c130"
+        + "0045f9d417a02cc2a0c020c320c1c8806a718037481b2b8811082da1742658192d50ad504b060701"
+        + "02150314000008000052" + "7b785d126b504b0506000000000200020071000000cb0000000000"
+    let zip64 = stride(from: 0, to: zip64Hex.count, by: 2).map { i -> UInt8 in
+        let start = zip64Hex.index(zip64Hex.startIndex, offsetBy: i)
+        return UInt8(zip64Hex[start..<zip64Hex.index(start, offsetBy: 2)], radix: 16) ?? 0
+    }
+    try seeds.add("taskbundle", "regression-zip64-offset", zip64)
+    // The same archive appended to a model crashed the model target (MalformedModelTests has it).
+    try seeds.add("model", "regression-appended-zip64-offset", modelA + zip64)
+    try seeds.add("metadata", "regression-appended-zip64-offset", Array(repeating: 0x5A, count: 64) + zip64)
+    // Names the reader must refuse, duplicates, and nesting to the depth limit and beyond.
+    try seeds.add("taskbundle", "unsafe-name", try zip([("../escape.tflite", modelA, false)]))
+    try seeds.add("taskbundle", "duplicate", try zip([("x.tflite", modelA, false), ("x.tflite", modelB, false)]))
+    var nested = try zip([("deep.tflite", Array(modelA.prefix(64)), false)])
+    for level in 0..<6 {
+        nested = try zip([("readme.txt", Array("level \(level)".utf8), false), ("inner\(level).task", nested, level % 2 == 0)])
+        try seeds.add("taskbundle", "nested-\(level)", nested)
+    }
+}
+
+// MARK: - Images
+
+/// Nearest-neighbour thumbnail, at most `side` pixels a side.
+func thumbnail(_ image: PixelBuffer, side: Int) -> PixelBuffer? {
+    let rgb = image.convertedToRGB8().packed()
+    let scale = max(1, max(rgb.width, rgb.height) / side)
+    let w = max(1, rgb.width / scale), h = max(1, rgb.height / scale)
+    var bytes = [UInt8](repeating: 0, count: w * h * 3)
+    for y in 0..<h {
+        for x in 0..<w {
+            for c in 0..<3 { bytes[(y * w + x) * 3 + c] = rgb.bytes[(y * scale * rgb.width + x * scale) * 3 + c] }
+        }
+    }
+    return try? PixelBuffer(width: w, height: h, format: .rgb8, bytes: bytes)
+}
+
+func gray(_ image: PixelBuffer) -> PixelBuffer? {
+    var bytes: [UInt8] = []
+    for i in stride(from: 0, to: image.bytes.count, by: 3) {
+        let r = Int(image.bytes[i]) * 77, g = Int(image.bytes[i + 1]) * 150, b = Int(image.bytes[i + 2]) * 29
+        bytes.append(UInt8((r + g + b) >> 8))
+    }
+    return try? PixelBuffer(width: image.width, height: image.height, format: .gray8, bytes: bytes)
+}
+
+func rgba(_ image: PixelBuffer) -> PixelBuffer? {
+    var bytes: [UInt8] = []
+    for i in stride(from: 0, to: image.bytes.count, by: 3) {
+        bytes += image.bytes[i..<(i + 3)]
+        bytes.append(UInt8(truncatingIfNeeded: i))
+    }
+    return try? PixelBuffer(width: image.width, height: image.height, format: .rgba8, bytes: bytes)
+}
+
+/// A JPEG with an EXIF APP1 segment declaring `orientation` (as TestImages makes them).
+func withEXIF(_ jpeg: [UInt8], orientation: Int, bigEndian: Bool) -> [UInt8] {
+    func u16(_ v: Int) -> [UInt8] { bigEndian ? [UInt8(v >> 8), UInt8(v & 0xFF)] : [UInt8(v & 0xFF), UInt8(v >> 8)] }
+    func u32(_ v: Int) -> [UInt8] { bigEndian ? u16(v >> 16) + u16(v & 0xFFFF) : u16(v & 0xFFFF) + u16(v >> 16) }
+    var tiff: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
+    tiff += u16(42) + u32(8) + u16(1) + u16(0x0112) + u16(3) + u32(1) + u16(orientation) + u16(0) + u32(0)
+    let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
+    let length = payload.count + 2
+    return Array(jpeg[0..<2]) + [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + Array(jpeg[2...])
+}
+
+func imageSeeds(_ seeds: inout SeedWriter, media: URL) throws {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: media.path)) ?? []
+    let photos = files.filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }.sorted().prefix(6)
+    if photos.isEmpty { print("FuzzSeeds: no photos in \(media.path); image seeds are synthetic only") }
+    var sources: [(String, PixelBuffer)] = []
+    for name in photos {
+        guard let decoded = try? ImageDecoder.decode(contentsOfFile: media.appendingPathComponent(name).path),
+              let small = thumbnail(decoded.pixels, side: 40) else { continue }
+        sources.append(((name as NSString).deletingPathExtension, small))
+    }
+    var pattern = [UInt8](repeating: 0, count: 17 * 9 * 3)
+    for i in pattern.indices { pattern[i] = UInt8(truncatingIfNeeded: i * 37) }
+    if let odd = try? PixelBuffer(width: 17, height: 9, format: .rgb8, bytes: pattern) { sources.append(("pattern-17x9", odd)) }
+
+    // Regressions (fixed): a tiny PNG and JPEG declaring 16384x16384 pixels made the decoders
+    // allocate 1 GiB and 512 MiB before finding the data missing (BadImageTests has the same).
+    let ihdr: [UInt8] = [0, 0, 0x40, 0, 0, 0, 0x40, 0, 8, 6, 0, 0, 0]
+    let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
+        + pngChunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]) + pngChunk("IEND", [])
+    try seeds.add("image", "regression-png-bomb.png", png)
+    if let (_, first) = sources.last, var jpeg = try? ImageEncoder.jpeg(first),
+       let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) {
+        jpeg[sof + 5] = 0x40; jpeg[sof + 6] = 0; jpeg[sof + 7] = 0x40; jpeg[sof + 8] = 0
+        try seeds.add("image", "regression-jpeg-bomb.jpg", jpeg)
+    }
+
+    for (index, (stem, image)) in sources.enumerated() {
+        let jpeg = try ImageEncoder.jpeg(image, quality: index % 2 == 0 ? 90 : 40)
+        try seeds.add("image", "\(stem).jpg", jpeg)
+        try seeds.add("image", "\(stem).png", try ImageEncoder.png(image))
+        if let g = gray(image) {
+            try seeds.add("image", "\(stem)-gray.jpg", try ImageEncoder.jpeg(g))
+            try seeds.add("image", "\(stem)-gray.png", try ImageEncoder.png(g))
+        }
+        if let a = rgba(image) { try seeds.add("image", "\(stem)-rgba.png", try ImageEncoder.png(a)) }
+        try seeds.add("image", "\(stem)-exif\(index % 8 + 1).jpg", withEXIF(jpeg, orientation: index % 8 + 1, bigEndian: index % 2 == 0))
+        if index < 2 {
+            for (kind, damagedBytes) in damaged(jpeg, seed: UInt64(index), flips: 12) {
+                try seeds.add("image", "\(stem)-\(kind).jpg", damagedBytes)
+            }
+            for (kind, damagedBytes) in damaged(try ImageEncoder.png(image), seed: UInt64(index + 10), flips: 12) {
+                try seeds.add("image", "\(stem)-\(kind).png", damagedBytes)
+            }
+        }
+    }
+}
+
+/// A PNG chunk: length, type, data, CRC-32.
+func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    func be32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (24 - 8 * UInt32($0))) & 0xFF) } }
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in Array(type.utf8) + data {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return be32(UInt32(data.count)) + Array(type.utf8) + data + be32(~crc)
+}
+
+// MARK: - Raw frames
+
+func rawFrameSeeds(_ seeds: inout SeedWriter) throws {
+    let formats: [(String, Int)] = [("rgb24", 3), ("rgba", 4), ("bgra", 4), ("gray", 1)]
+    for (name, bytesPerPixel) in formats {
+        let frame = (0..<(5 * 3 * bytesPerPixel)).map { UInt8(truncatingIfNeeded: $0 * 29) }
+        try seeds.add("rawframes", "\(name)-two-frames", Array("5x3:\(name)\n".utf8) + frame + frame)
+        try seeds.add("rawframes", "\(name)-partial", Array("5x3:\(name)\n".utf8) + frame + frame.prefix(7))
+    }
+    for name in ["nv12", "nv12full", "nv12video"] {
+        // 5x3 NV12: 15 luma bytes, then 3x2 interleaved chroma pairs.
+        let frame = (0..<(15 + 12)).map { UInt8(truncatingIfNeeded: 16 + $0 * 7) }
+        try seeds.add("rawframes", "\(name)-one-frame", Array("5x3:\(name)\n".utf8) + frame)
+    }
+    try seeds.add("rawframes", "empty-stream", Array("2x2:gray\n".utf8))
+    try seeds.add("rawframes", "bad-spec", Array("640x:rgb24\n".utf8) + [1, 2, 3])
+}
+
+// MARK: - JPEG reconstruction kernels (Fuzz/C/fuzz_jpeg_reconstruct.c's input layout)
+
+func le16(_ values: [Int]) -> [UInt8] { values.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] } }
+
+func jpegReconstructionSeeds(_ seeds: inout SeedWriter) throws {
+    // Op 0, the inverse DCT: block count - 1, extra stride, 64 quantisation steps, coefficients.
+    let flat = [16] + [Int](repeating: 1, count: 63)
+    try seeds.add("jpegreconstruct", "idct-dc-only", [0, 0, 0] + le16(flat) + le16([40] + [Int](repeating: 0, count: 63)))
+    try seeds.add("jpegreconstruct", "idct-two-blocks", [0, 1, 3] + le16(flat) + le16((0..<128).map { ($0 * 7) % 31 - 15 }))
+    // Regression (fixed): quantisation steps of 32767 and a checkerboard of +1/-1 coefficients
+    // overflowed 32-bit signed arithmetic in the IDCT's second pass (UBSan: signed overflow).
+    let checkerboard = (0..<64).map { ($0 / 8 + $0 % 8) % 2 == 0 ? 1 : -1 }
+    try seeds.add("jpegreconstruct", "regression-idct-overflow", [0, 0, 0] + le16([Int](repeating: 0x7FFF, count: 64)) + le16(checkerboard))
+    // Op 1, upsampling: low width (16 bits), h - 1, v - 1, the near and far rows.
+    for (h, v) in [(2, 2), (2, 1), (1, 2), (3, 1), (4, 4)] {
+        let row = (0..<13).map { UInt8($0 * 19) }
+        try seeds.add("jpegreconstruct", "upsample-\(h)x\(v)", [1] + le16([13]) + [UInt8(h - 1), UInt8(v - 1)] + row + row.reversed())
+    }
+    // Ops 2, 3, 4: YCbCr to RGB, RGB interleave, CMYK to RGB of a row of 11 pixels.
+    for op: UInt8 in [2, 3, 4] {
+        try seeds.add("jpegreconstruct", "colour-\(op)", [op] + le16([11]) + (0..<44).map { UInt8($0 * 23 % 256) })
+    }
+}
