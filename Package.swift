@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(name: "Benchmarks", dependencies: ["VisionTasks", "LiteInterpreter", "MediaIO"]),
 
         // Locating ../shared test data; failing under CI when it is missing, skipping elsewhere.
-        .target(name: "TestSupport", dependencies: ["MediaIO"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["MediaIO", "VisionTasks"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
         .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasks"]),

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import VisionTasks
 import XCTest
 
 /// `ImageHeader.dimensions(of:)`: the size a JPEG or PNG declares, read without decoding.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import VisionTasks
 
 /// Test clips for the gesture events, made from the shared stills at test time (issue 11: the
 /// shared media have held gestures but no sequences of them). Frames are 640×480 at 30 fps,

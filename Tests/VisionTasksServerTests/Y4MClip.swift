@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import VisionTasks
 
 /// Writes a YUV4MPEG2 clip (what Chromium's fake camera reads) from still images: each still
 /// letterboxed into the frame (nearest pixel) and held for a number of frames.

@@ -40,7 +40,7 @@ public enum ImageLimits {
     }
 
     /// The most pixels a file of `encodedByteCount` bytes may declare.
-    static func maxPixels(encodedByteCount: Int) -> Int {
+    package static func maxPixels(encodedByteCount: Int) -> Int {
         let (capacity, overflow) = encodedByteCount.multipliedReportingOverflow(by: maxPixelsPerEncodedByte)
         return overflow ? maxPixels : min(maxPixels, capacity)
     }
