@@ -36,22 +36,13 @@ public final class MPImage: @unchecked Sendable {
         height = orientation.swapsDimensions ? pixelBuffer.width : pixelBuffer.height
     }
 
-    /// Copies raw pixels of a packed `format` (RGBA8, BGRA8, RGB8, Gray8): `height` rows of
-    /// `width` pixels, `bytesPerRow` bytes apart (default: packed). For NV12 `pixels` holds the
-    /// Y plane followed by the CbCr plane (or use the two-plane initialiser).
+    /// Copies raw pixels of a packed `format` (RGBA8, BGRA8, RGB8, Gray8) from any collection of
+    /// bytes (`[UInt8]`, `Data`, an `UnsafeRawBufferPointer`): `height` rows of `width` pixels,
+    /// `bytesPerRow` bytes apart (default: packed). For NV12 `pixels` holds the Y plane followed by
+    /// the CbCr plane (or use the two-plane initialiser).
     /// Throws `MediaError.Reason.invalidArgument` when `pixels` is too short for the layout.
-    public convenience init(
-        pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int? = nil,
-        format: PixelFormat, orientation: ImageOrientation = .up
-    ) throws {
-        let buffer = try PixelBuffer(
-            width: width, height: height, format: format, bytesPerRow: bytesPerRow, bytes: [UInt8](pixels))
-        self.init(pixelBuffer: buffer, orientation: orientation)
-    }
-
-    /// Copies raw pixels from `Data` (see the `UnsafeRawBufferPointer` initialiser).
-    public convenience init(
-        pixels: Data, width: Int, height: Int, bytesPerRow: Int? = nil,
+    public convenience init<Bytes: Collection<UInt8>>(
+        pixels: Bytes, width: Int, height: Int, bytesPerRow: Int? = nil,
         format: PixelFormat, orientation: ImageOrientation = .up
     ) throws {
         let buffer = try PixelBuffer(

@@ -57,6 +57,12 @@ final class MPImageTests: XCTestCase {
         for i in 0..<(w * h) { bgra += [rgb[3 * i + 2], rgb[3 * i + 1], rgb[3 * i], 255] }
         for y in 0..<h { padded += rgb[(y * w * 3)..<((y + 1) * w * 3)] + [0, 0, 0, 0, 0] }
         XCTAssertEqual(try MPImage(pixels: Data(bgra), width: w, height: h, format: .bgra8).uprightRGB().bytes, reference.bytes)
+        // Any collection of bytes: an array, a slice, a raw buffer, as well as Data.
+        XCTAssertEqual(try MPImage(pixels: bgra, width: w, height: h, format: .bgra8).uprightRGB().bytes, reference.bytes)
+        XCTAssertEqual(try MPImage(pixels: rgb[...], width: w, height: h, format: .rgb8).uprightRGB(), reference)
+        try rgb.withUnsafeBytes { raw in
+            XCTAssertEqual(try MPImage(pixels: raw, width: w, height: h, format: .rgb8).uprightRGB(), reference)
+        }
         XCTAssertEqual(
             try MPImage(pixels: Data(padded), width: w, height: h, bytesPerRow: w * 3 + 5, format: .rgb8).uprightRGB().packed(),
             reference)
