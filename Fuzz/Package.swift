@@ -37,12 +37,14 @@ let package = Package(
             swiftSettings: packageAccess),
         // JPEG and PNG decoding (libjpeg-turbo/libpng, our reconstruction, EXIF, reorientation).
         .executableTarget(name: "FuzzImage", dependencies: [
-            "FuzzSupport", .product(name: "MediaIO", package: visionTasks)]),
+            "FuzzSupport", .product(name: "MediaIO", package: visionTasks),
+            .product(name: "VisionTasks", package: visionTasks)]),
         // `--raw WIDTHxHEIGHT:FORMAT`: the spec parser and the raw frame reader of the CLI.
         // RawFrameSpec.swift is a symbolic link to the CLI's file (an executable target cannot be
         // imported from another package), so the fuzzed code is the CLI's own.
         .executableTarget(name: "FuzzRawFrames", dependencies: [
-            "FuzzSupport", .product(name: "MediaIO", package: visionTasks)],
+            "FuzzSupport", .product(name: "MediaIO", package: visionTasks),
+            .product(name: "VisionTasks", package: visionTasks)],
             swiftSettings: packageAccess),
 
         // `fuzz-seeds OUTDIR`: writes every target's seed corpus from the installed models, the
@@ -51,6 +53,7 @@ let package = Package(
             "FuzzSupport",
             .product(name: "LiteInterpreter", package: visionTasks),
             .product(name: "MediaIO", package: visionTasks),
+            .product(name: "VisionTasks", package: visionTasks),
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
     ]

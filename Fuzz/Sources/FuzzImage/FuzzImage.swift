@@ -1,5 +1,6 @@
 import FuzzSupport
 @testable import MediaIO
+@testable import VisionTasks
 
 /// One input: an image file's bytes (JPEG or PNG, told by the signature as for a file). Decoding
 /// goes through libjpeg-turbo or libpng, our JPEG reconstruction, the EXIF reader and the

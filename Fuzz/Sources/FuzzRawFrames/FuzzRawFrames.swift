@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import MediaIO
+@testable import VisionTasks
 
 /// One input: a `--raw` argument on the first line (e.g. `4x2:nv12`), then the raw stream. The
 /// argument is parsed as the CLI parses it; the stream goes through a file to `RawFrameReader`

@@ -2,6 +2,7 @@ import Foundation
 import FuzzSupport
 @testable import LiteInterpreter
 @testable import MediaIO
+@testable import VisionTasks
 import ZIPFoundation
 
 /// `FuzzSeeds OUTDIR MODELS MEDIA`: writes each fuzz target's seed corpus into `OUTDIR/<target>/`:
