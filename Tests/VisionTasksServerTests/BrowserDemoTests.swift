@@ -45,7 +45,7 @@ final class BrowserDemoTests: XCTestCase {
                 "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
                 "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                 "--use-file-for-fake-video-capture=\(clip.path)", "--remote-debugging-port=0",
-                "--remote-allow-origins=*", "--user-data-dir=\(profile.path)", "--window-size=1280,760",
+                "--remote-allow-origins=*", "--user-data-dir=\(profile.path)", "--window-size=1280,900",
                 "http://127.0.0.1:\(bound)/",
             ]
             let log = work.appendingPathComponent("chromium.log")
@@ -76,6 +76,8 @@ final class BrowserDemoTests: XCTestCase {
                     if (try ServerFixture.json(text)["swipes"] as? [Any])?.count ?? 0 >= 2 { break }
                     try await Task.sleep(for: .milliseconds(500))
                 }
+                // Let the last swipe's animation (0.45 s) finish, so the screenshot shows the page at rest.
+                try await Task.sleep(for: .seconds(1))
                 let png = try await devtools.screenshot()
                 try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
                 try png.write(to: Self.artifacts.appendingPathComponent("browser-demo.png"))

@@ -115,7 +115,8 @@ vt_run_tests() {
     local log status skipped
     log="$(mktemp)"
     set +e
-    swift test --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" "$@" 2>&1 | tee "$log"
+    # XCTest only: without --disable-swift-testing the run would end on Swift Testing's "0 tests" line.
+    swift test --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
     set -e
     skipped=$(grep -c "^Test Case '.*' skipped" "$log" || true)

@@ -129,8 +129,10 @@ function draw(answer) {
   const result = answer[answer.task];
   if (!result) return;
   const people = result.landmarks || [];
-  const ids = answer.handIdentifiers || [];
-  $('hands').textContent = answer.task === 'pose' ? `${people.length} pose(s)` : (people.length ? ids.join(', ') || people.length : '0');
+  const ids = answer.handIdentifiers || answer.poseIdentifiers || [];
+  // A count first, then the tracked identifiers: "1 (#2)" is one hand, tracked as hand 2.
+  const tracked = ids.length ? ` (${ids.map((id) => '#' + id).join(', ')})` : '';
+  $('hands').textContent = answer.task === 'pose' ? `${people.length} pose(s)${tracked}` : `${people.length}${tracked}`;
   demo.handIdentifiers = ids;
   if (people.length) demo.framesWithLandmarks += 1;
   people.forEach((landmarks, i) => {
