@@ -144,8 +144,11 @@ public final class VideoReader: Sequence, AsyncSequence {
                 callback: videoReaderInterruptCallback, opaque: Unmanaged.passUnretained(guardian).toOpaque())
             if options.isLive {
                 // Stored timestamps only (MJPEG over HTTP has none: libavformat would invent
-                // 25 fps ones), and no packets kept back from probing (they would arrive late).
-                ctx.pointee.flags |= Int32(AVFMT_FLAG_NOFILLIN | AVFMT_FLAG_NOBUFFER)
+                // 25 fps ones), and no packets kept back from probing a stream (they would
+                // arrive late); a file read live keeps them, or probing could eat all of it.
+                var info = stat()
+                let isFile = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+                ctx.pointee.flags |= Int32(AVFMT_FLAG_NOFILLIN | (isFile ? 0 : AVFMT_FLAG_NOBUFFER))
             }
             var dictionary: OpaquePointer?
             for (key, value) in options.formatOptions.sorted(by: { $0.key < $1.key }) {
