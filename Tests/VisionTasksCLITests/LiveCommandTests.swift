@@ -82,6 +82,8 @@ final class LiveCommandTests: XCTestCase {
         XCTAssertTrue(stderr.contains("the source ended"), stderr)
         XCTAssertTrue(stderr.contains("timestamps: arrival times"), stderr)
         let count = try XCTUnwrap(counts(stderr), stderr)
+        // The measurement (not asserted beyond consistency): received, processed, dropped, latency.
+        print("LiveCommandTests: swipe on HTTP MJPEG 640x480 at 30 fps: " + (stderr.split(separator: "\n").last.map(String.init) ?? ""))
         XCTAssertEqual(count.processed + count.dropped, count.received, stderr)
         XCTAssertGreaterThan(count.received, GestureClips.thumbsSequence().count - 5, stderr)
         XCTAssertGreaterThan(count.processed, 10, stderr)
@@ -155,6 +157,38 @@ final class LiveCommandTests: XCTestCase {
         XCTAssertTrue(stderr.contains("stopped by SIGTERM"), stderr)
         let count = try XCTUnwrap(counts(stderr), stderr)
         XCTAssertEqual(Array(try VideoReader(path: annotated)).count, count.processed)
+    }
+
+    /// `--live` reads a file as a camera would deliver it (at its own frame rate), in
+    /// live-stream mode, with the file's presentation times: hands, gesture and pose each
+    /// print a record per processed frame, with what the frames show, and the counts.
+    func testLiveFlagReadsAFileInRealTimeForEveryTask() throws {
+        let video = try clip(GestureClips.thumbsSequence(), "thumbs.mp4")
+        let poseVideo = try SharedTestData.file("media/video_pose_arms_raise_indoor.mp4").path
+        let runs: [(command: String, model: String, input: String, key: String, found: String)] = [
+            ("hands", "hand_landmarker.task", video, "hands", "handedness"),
+            ("gesture", "gesture_recognizer.task", video, "gesture", "gestures"),
+            ("pose", "pose_landmarker_full.task", poseVideo, "pose", "landmarks"),
+        ]
+        for run in runs {
+            let records = dir.appendingPathComponent("\(run.command).jsonl").path
+            let child = try start(
+                [run.command, "--live", "--model", try SharedTestData.installedModel(run.model).path, "-o", records, run.input],
+                name: run.command)
+            defer { child.kill() }
+            XCTAssertEqual(child.wait(seconds: 180), 0, child.errorText())
+            let stderr = child.errorText()
+            XCTAssertTrue(stderr.contains("the source ended"), stderr)
+            XCTAssertTrue(stderr.contains("timestamps: the stream's presentation times"), stderr)
+            let count = try XCTUnwrap(counts(stderr), stderr)
+            XCTAssertEqual(count.processed + count.dropped, count.received, stderr)
+            let written = lines(records).compactMap(json)
+            XCTAssertEqual(written.count, count.processed, run.command)
+            let found = written.filter { record in
+                ((record[run.key] as? [String: Any])?[run.found] as? [Any])?.isEmpty == false
+            }
+            XCTAssertGreaterThan(found.count, written.count / 2, "\(run.command): \(found.count) of \(written.count)")
+        }
     }
 
     func testRefusedConnectionFailsWithAClearMessage() throws {
