@@ -143,12 +143,11 @@ public final class VideoReader: Sequence, AsyncSequence {
             ctx.pointee.interrupt_callback = AVIOInterruptCB(
                 callback: videoReaderInterruptCallback, opaque: Unmanaged.passUnretained(guardian).toOpaque())
             if options.isLive {
-                // Stored timestamps only (MJPEG over HTTP has none: libavformat would invent
-                // 25 fps ones), and no packets kept back from probing a stream (they would
-                // arrive late); a file read live keeps them, or probing could eat all of it.
-                var info = stat()
-                let isFile = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-                ctx.pointee.flags |= Int32(AVFMT_FLAG_NOFILLIN | (isFile ? 0 : AVFMT_FLAG_NOBUFFER))
+                // Stored timestamps only: MJPEG over HTTP has none, and libavformat would invent
+                // 25 fps ones. (The packets read while probing the stream are kept, and come
+                // first: dropping them, as `-fflags nobuffer` does, loses all of a stream
+                // shorter than the probe, which for MPEG-TS lasts about 20 frames.)
+                ctx.pointee.flags |= Int32(AVFMT_FLAG_NOFILLIN)
             }
             var dictionary: OpaquePointer?
             for (key, value) in options.formatOptions.sorted(by: { $0.key < $1.key }) {

@@ -15,8 +15,8 @@ public struct VideoSourceOptions: Sendable {
     public var timeoutSeconds: Double
     /// Whether frames are turned upright by the stream's display rotation.
     public var appliesDisplayRotation: Bool
-    /// Live semantics (the default): packets are not buffered while the stream is probed, the
-    /// stream's own presentation timestamps are used while they increase and the arrival time
+    /// Live semantics (the default): the stream's own presentation timestamps are used while
+    /// they increase (never ones FFmpeg would invent from a guessed frame rate) and the arrival time
     /// otherwise (`VideoReader.timestampSource`), and frames that fail to decode (a UDP packet
     /// lost) are counted rather than fatal. False reads a file behind a URL as `init(path:)`
     /// reads a file.
