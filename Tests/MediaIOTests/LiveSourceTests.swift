@@ -84,6 +84,22 @@ final class LiveSourceTests: XCTestCase {
         XCTAssertTrue(reader.wasInterrupted)
     }
 
+    /// A UDP stream that stops sending: the read fails as timed out (after every frame sent
+    /// was delivered), which the commands take as the end of a UDP stream.
+    func testUDPStreamThatFallsSilentTimesOutAfterItsFrames() throws {
+        let port = LiveStreamServer.freePort(udp: true)
+        let sender = try LiveStreamServer.startUDPMPEGTS(
+            clip: try clip(frames: 30), port: port, loops: 0, logTo: dir.appendingPathComponent("ffmpeg.log").path)
+        defer { sender.kill() }
+        let reader = try VideoReader(source: "udp://127.0.0.1:\(port)", options: VideoSourceOptions(timeoutSeconds: 1))
+        var count = 0
+        XCTAssertThrowsError(try { while try reader.nextFrame() != nil, count < 1000 { count += 1 } }()) { error in
+            XCTAssertTrue("\(error)".contains("no data for 1 s (timed out)"), "\(error)")
+        }
+        XCTAssertTrue(reader.timedOut)
+        XCTAssertGreaterThan(count, 0)
+    }
+
     func testRefusedConnectionIsAClearError() throws {
         let port = LiveStreamServer.freePort()
         XCTAssertThrowsError(try VideoReader(source: "http://127.0.0.1:\(port)/", options: VideoSourceOptions())) { error in

@@ -191,6 +191,30 @@ final class LiveCommandTests: XCTestCase {
         }
     }
 
+    /// UDP has no end-of-stream message: a sender that stops ends the run normally after
+    /// `--input-timeout` of silence, with its results written.
+    func testUDPStreamEndsNormallyAfterSilence() throws {
+        let video = try clip(GestureClips.thumbsSequence(), "thumbs.mp4")
+        let port = LiveStreamServer.freePort(udp: true)
+        let records = dir.appendingPathComponent("records.jsonl").path
+        let hands = try start(
+            ["hands", "--model", try SharedTestData.installedModel("hand_landmarker.task").path, "--input-timeout", "3",
+             "-o", records, "udp://127.0.0.1:\(port)"],
+            name: "hands")
+        defer { hands.kill() }
+        // The receiver waits (up to 3 s) for the first packet; the sender starts a moment later.
+        usleep(300_000)
+        let sender = try LiveStreamServer.startUDPMPEGTS(
+            clip: video, port: port, loops: 0, logTo: dir.appendingPathComponent("ffmpeg.log").path)
+        defer { sender.kill() }
+        XCTAssertEqual(hands.wait(seconds: 120), 0, hands.errorText())
+        let stderr = hands.errorText()
+        XCTAssertTrue(stderr.contains("the udp stream has ended"), stderr)
+        let count = try XCTUnwrap(counts(stderr), stderr)
+        XCTAssertGreaterThan(count.processed, 0, stderr)
+        XCTAssertEqual(lines(records).count, count.processed)
+    }
+
     func testRefusedConnectionFailsWithAClearMessage() throws {
         let port = LiveStreamServer.freePort()
         let hands = try start(

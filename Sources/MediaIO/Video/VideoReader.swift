@@ -298,12 +298,11 @@ public final class VideoReader: Sequence, AsyncSequence {
                         finished = true
                         return nil
                     }
-                    if interruption.expired {
-                        timedOut = true
-                        readError = "no data for \(Self.seconds(timeoutSeconds)) (timed out)"
-                    } else {
-                        readError = Self.message(read)
-                    }
+                    // Only the interrupt callback makes FFmpeg exit, and not on request: the
+                    // deadline passed (now or on the read before, whose error the I/O kept
+                    // while the demuxer still returned the packet it held).
+                    timedOut = true
+                    readError = "no data for \(Self.seconds(timeoutSeconds)) (timed out)"
                 } else if read != Self.endOfFile, !(isLive && Self.connectionEnded(format)) {
                     // A live stream whose server closed the connection ends there, whatever the
                     // demuxer says of its last, cut part (mpjpeg: invalid data).
@@ -523,10 +522,9 @@ public final class VideoReader: Sequence, AsyncSequence {
     /// Why a live source did not open, in words a user can act on.
     private static func openError(_ path: String, status: Int32, interruption: Interruption, timeout: Double) -> MediaError {
         if status == exitRequested {
+            // Only the interrupt callback makes FFmpeg exit: a stop request, or the deadline.
             if interruption.token?.isInterrupted == true { return MediaError(source: path, reason: .unreadable("interrupted while opening")) }
-            if interruption.expired {
-                return MediaError(source: path, reason: .unreadable("no answer and no picture within \(seconds(timeout)) (timed out)"))
-            }
+            return MediaError(source: path, reason: .unreadable("no answer and no picture within \(seconds(timeout)) (timed out)"))
         }
         switch -status {
         case ENOENT: return MediaError(source: path, reason: .fileNotFound)
@@ -567,30 +565,20 @@ final class Interruption: @unchecked Sendable {
     let token: InterruptToken?
     private let lock = NSLock()
     private var deadline: UInt64 = 0
-    private var didExpire = false
 
     init(token: InterruptToken?) { self.token = token }
 
     /// Starts a wait of at most `seconds` (0: no limit).
     func arm(seconds: Double) {
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock {
-            deadline = seconds > 0 ? now &+ UInt64(min(seconds, 1e6) * 1e9) : 0
-            didExpire = false
-        }
+        lock.withLock { deadline = seconds > 0 ? now &+ UInt64(min(seconds, 1e6) * 1e9) : 0 }
     }
-
-    /// Whether the wait ran past its deadline (after the callback said so).
-    var expired: Bool { lock.withLock { didExpire } }
 
     /// FFmpeg asks during every blocking wait: stop on request, or past the deadline.
     func shouldInterrupt() -> Bool {
         if token?.isInterrupted == true { return true }
         let now = DispatchTime.now().uptimeNanoseconds
-        return lock.withLock {
-            if deadline != 0, now > deadline { didExpire = true }
-            return didExpire
-        }
+        return lock.withLock { deadline != 0 && now > deadline }
     }
 }
 
