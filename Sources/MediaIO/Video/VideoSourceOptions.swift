@@ -45,6 +45,7 @@ public final class InterruptToken: @unchecked Sendable {
     private let lock = NSLock()
     private var requested = false
 
+    /// A token that has not been interrupted.
     public init() {}
 
     /// Asks every reader using this token to stop.

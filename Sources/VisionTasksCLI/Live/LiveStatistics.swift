@@ -27,7 +27,6 @@ final class LiveStatistics: @unchecked Sendable {
     func frameFailed() { lock.withLock { failed += 1 } }
 
     var receivedCount: Int { lock.withLock { received } }
-    var processedCount: Int { lock.withLock { processed } }
 
     /// The latency below which `fraction` of the results were printed, in ms (nil: none yet).
     func latencyPercentile(_ fraction: Double) -> Int? {
