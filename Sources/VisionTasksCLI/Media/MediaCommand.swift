@@ -69,6 +69,9 @@ struct MediaInfoCommand: ParsableCommand {
                 line += ", \(count) frames decoded, last at \(last) ms"
             }
             return line
+        case .live, .stream:
+            // `media` takes paths only (InputEnumerator without live options).
+            throw MediaError(source: input.path, reason: .unsupportedFormat("media info describes files"))
         }
     }
 }

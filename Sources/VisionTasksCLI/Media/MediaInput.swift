@@ -2,12 +2,17 @@ import Foundation
 import MediaIO
 import VisionTasks
 
-/// One input of a command: an image file, a video file, or raw frames (a file or stdin).
+/// One input of a command: an image file, a video file, raw frames (a file or stdin), or a
+/// source FFmpeg opens (a URL, a camera) read live or like a file.
 struct MediaInput: Sendable, Equatable {
     enum Kind: String, Sendable {
         case image
         case video
         case raw
+        /// A live source (camera, network stream; `LiveOptions`): live-stream mode in real time.
+        case live
+        /// A URL or device read like a file (`--no-live`, or `--input-format` on a file): video mode.
+        case stream
     }
 
     /// The path as given or found (`-` for stdin).
@@ -51,7 +56,9 @@ enum InputEnumerator {
         var notes: [String] = []
     }
 
-    static func enumerate(_ arguments: [String], raw: Bool) -> Result {
+    /// `sources`: the live-source options, which make URLs, devices (and with `--live`, files)
+    /// `.live` or `.stream` inputs; nil takes every argument as a path.
+    static func enumerate(_ arguments: [String], raw: Bool, sources: LiveOptions? = nil) -> Result {
         var result = Result()
         let fm = FileManager.default
         var visited: Set<FileIdentity> = []
@@ -65,14 +72,32 @@ enum InputEnumerator {
                 continue
             }
             var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+            let exists = fm.fileExists(atPath: argument, isDirectory: &isDirectory)
+            if let sources, !(exists && isDirectory.boolValue) {
+                var info = stat()
+                let regular = stat(argument, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+                if let kind = sources.kind(of: argument, isRegularFile: regular) {
+                    if raw {
+                        result.problems.append("\(argument): --raw reads files or stdin, not a live source or URL")
+                    } else if !exists, LiveOptions.urlScheme(argument) == nil,
+                              sources.inputFormat.map({ LiveOptions.v4l2Names.contains($0) }) ?? true {
+                        result.problems.append(sources.inputFormat == nil
+                            ? "\(argument): no such file or directory" : LiveOptions.missingDeviceMessage(argument))
+                    } else {
+                        result.inputs.append(MediaInput(path: argument, kind: kind))
+                    }
+                    continue
+                }
+            }
+            guard exists else {
                 result.problems.append("\(argument): no such file or directory")
                 continue
             }
             if !isDirectory.boolValue {
                 var info = stat()
                 if !raw, stat(argument, &info) == 0, [S_IFCHR, S_IFBLK, S_IFSOCK].contains(info.st_mode & S_IFMT) {
-                    result.problems.append("\(argument): is a device or socket, not an image or video file")
+                    let camera = argument.hasPrefix("/dev/video") ? " (a camera? give --input-format v4l2)" : ""
+                    result.problems.append("\(argument): is a device or socket, not an image or video file\(camera)")
                     continue
                 }
                 let kind: MediaInput.Kind = raw ? .raw : (MediaInput.kind(ofFile: argument, strict: true) ?? .image)

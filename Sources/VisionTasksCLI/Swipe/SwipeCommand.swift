@@ -32,14 +32,26 @@ struct SwipeCommand: ParsableCommand {
               vision-tasks swipe --output-format jsonl --num-hands 2 clip.mp4
               vision-tasks swipe --exec 'xdotool key $([ $VISION_TASKS_EVENT = swipeLeft ] && echo Left || echo Right)' clip.mp4
               vision-tasks swipe --annotate events.mp4 clip.mp4
+              vision-tasks swipe --input-format v4l2 /dev/video0 --exec 'xdotool key Right'
+              vision-tasks swipe --mirrored http://phone.local:8080/video.mjpg
+
+            Live sources (a camera with --input-format v4l2, rtsp://, http:// MJPEG, udp:// \
+            MPEG-TS...) run the recognizer in live-stream mode in real time: a frame that \
+            arrives while the previous one is in work is dropped; events are printed as they \
+            happen. Ctrl-C or SIGTERM ends the run cleanly (the annotated video completed, the \
+            frame counts printed on stderr, exit status 0).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, jsonl
     }
 
-    @Argument(help: ArgumentHelp("Videos (MP4, WebM, AVI, GIF...).", valueName: "input"))
+    @Argument(help: ArgumentHelp(
+        "Videos (MP4, WebM, AVI, GIF...) or live sources (rtsp://, http://host/stream.mjpg, udp://127.0.0.1:5000, a camera with --input-format v4l2 /dev/video0).",
+        valueName: "input"))
     var inputs: [String] = []
+
+    @OptionGroup(title: "Live sources") var live: LiveOptions
 
     @Option(help: "text (default) or jsonl.")
     var outputFormat: Format = .text
@@ -98,13 +110,26 @@ struct SwipeCommand: ParsableCommand {
 
     func run() throws {
         let modelPath = try hands.model.modelPath(default: .gestureRecognizerBundle)
+        let found = InputEnumerator.enumerate(inputs, raw: false, sources: live)
+        for problem in found.problems { MediaDriver.report(problem) }
+        var ok = found.problems.isEmpty
         let output = try EventOutput(format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output)
-        var ok = true
-        for input in inputs {
+        // Live sources end on Ctrl-C or SIGTERM with every output finished (StopSignals).
+        let stop = found.inputs.contains { $0.kind == .live } ? StopSignals.install() : nil
+        defer { stop?.remove() }
+        for (index, input) in found.inputs.enumerated() {
+            if let signal = stop?.signalReceived {
+                MediaDriver.report("\(StopSignals.name(signal)): \(found.inputs.count - index) input(s) not read")
+                break
+            }
             do {
-                try process(input, modelPath: modelPath, output: output)
+                if input.kind == .live, let stop {
+                    try processLive(input, modelPath: modelPath, output: output, stop: stop)
+                } else {
+                    try process(input, modelPath: modelPath, output: output)
+                }
             } catch {
-                MediaDriver.report("\(input): \(error)")
+                MediaDriver.report(error is MediaError ? "\(error)" : "\(input.path): \(error)")
                 ok = false
             }
         }
@@ -112,20 +137,50 @@ struct SwipeCommand: ParsableCommand {
         if !ok || output.failedCommands > 0 { throw ExitCode(1) }
     }
 
-    private func process(_ input: String, modelPath: String, output: EventOutput) throws {
+    /// The recognizer's options for `mode`, with the command's hand, mirroring and smoothing settings.
+    private func recognizerOptions(modelPath: String, mode: RunningMode) -> GestureRecognizerOptions {
         let options = GestureRecognizerOptions()
-        hands.apply(to: options, modelPath: modelPath, mode: .video)
+        hands.apply(to: options, modelPath: modelPath, mode: mode)
         options.inputIsMirrored = mirrored
         options.landmarkSmoothing = smooth ? HandLandmarkSmoothing() : nil
-        let recognizer = try GestureRecognizer(options: options)
+        return options
+    }
+
+    /// A live source: the recognizer in live-stream mode, events printed as their frames' results come.
+    private func processLive(_ input: MediaInput, modelPath: String, output: EventOutput, stop: StopSignals) throws {
         let detector = try GestureEventDetector(options: eventOptions)
-        let reader = try VideoReader(path: input, appliesDisplayRotation: !ignoreDisplayRotation)
+        var annotation: EventAnnotation?
+        let run = LiveRun<GestureRecognizerResult>(stop: stop) { frame, result in
+            let events = detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
+            for event in events { output.emit(event, input: input.path) }
+            try annotation?.append(frame, result: result, events: events)
+        }
+        let relay = LiveResultRelay<GestureRecognizerResult> { run.deliver($0, $1) }
+        let options = recognizerOptions(modelPath: modelPath, mode: .liveStream)
+        options.gestureRecognizerLiveStreamDelegate = relay
+        let recognizer = try GestureRecognizer(options: options)
+        let task = LiveTaskHandle(
+            submit: { image, timestamp in try recognizer.recognizeAsync(image: image, timestampInMilliseconds: timestamp) },
+            droppedFrameCount: { recognizer.droppedFrameCount }, waitUntilIdle: { recognizer.waitUntilIdle() },
+            delegate: relay)
+        try run.read(
+            input, options: live, appliesDisplayRotation: !ignoreDisplayRotation, task: task,
+            opened: { info in annotation = annotate.map { EventAnnotation(path: $0, framesPerSecond: info.framesPerSecond) } },
+            finish: { try annotation?.finish() })
+    }
+
+    private func process(_ input: MediaInput, modelPath: String, output: EventOutput) throws {
+        let recognizer = try GestureRecognizer(options: recognizerOptions(modelPath: modelPath, mode: .video))
+        let detector = try GestureEventDetector(options: eventOptions)
+        let reader = input.kind == .stream
+            ? try LiveSourceReader.open(input, options: live, appliesDisplayRotation: !ignoreDisplayRotation, token: nil)
+            : try VideoReader(path: input.path, appliesDisplayRotation: !ignoreDisplayRotation)
         var annotation = annotate.map { EventAnnotation(path: $0, framesPerSecond: reader.info.framesPerSecond) }
         while let frame = try reader.nextFrame() {
             let result = try recognizer.recognize(
                 videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
             let events = detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
-            for event in events { output.emit(event, input: input) }
+            for event in events { output.emit(event, input: input.path) }
             try annotation?.append(frame, result: result, events: events)
         }
         if let failure = reader.failure { throw failure }
