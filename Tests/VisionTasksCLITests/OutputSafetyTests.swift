@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaIO
+import TestSupport
 @testable import VisionTasks
 @testable import VisionTasksCLI
 import XCTest
@@ -54,21 +55,9 @@ final class OutputSafetyTests: XCTestCase {
         return (ok, processor)
     }
 
-    /// A character device for the tests to write to: a private node in the test folder (as
-    /// root, so that a regression replaces only that node, never the system's `/dev/null` or
-    /// `/dev/full`), else the system's own, which a non-root user cannot replace.
-    private func device(_ name: String, minor: UInt32) throws -> String {
-        let node = path(name)
-        // makedev(1, minor), a macro Swift does not import.
-        if mknod(node, S_IFCHR | 0o666, dev_t((1 << 8) | minor)) == 0 { return node }
-        guard getuid() != 0 else { throw XCTSkip("cannot create a device node in \(dir.path)") }
-        return "/dev/\(name)"
-    }
+    private func device(_ name: String, minor: UInt32) throws -> String { try DeviceNodes.make(name, minor: minor, in: dir) }
 
-    private func fileType(_ path: String) -> mode_t {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
-    }
+    private func fileType(_ path: String) -> mode_t { DeviceNodes.fileType(path) }
 
     // MARK: - Outputs (critical)
 
@@ -185,6 +174,29 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(found.inputs.map(\.path), [root + "/a.png"])
         XCTAssertTrue(found.problems.contains { $0.contains("gone.png") && $0.contains("broken symlink") }, "\(found.problems)")
         XCTAssertTrue(found.problems.contains { $0.contains("not valid UTF-8") }, "\(found.problems)")
+    }
+
+    /// Issue 16 (low): an unreadable subdirectory was skipped with exit 0 and no message. As
+    /// root every folder is readable, so the scan runs as `nobody` (effective uid only, and
+    /// only for the scan) to see what a user sees.
+    func testUnreadableSubdirectoryIsReported() throws {
+        let root = path("d")
+        try fm.createDirectory(atPath: root + "/locked", withIntermediateDirectories: true)
+        try image("d/a.png")
+        try image("d/locked/b.png")
+        XCTAssertEqual(chmod(root + "/locked", 0), 0)
+        defer { chmod(root + "/locked", 0o755) }
+        let found: InputEnumerator.Result
+        if geteuid() == 0 {
+            guard seteuid(65534) == 0 else { throw XCTSkip("cannot scan as another user (seteuid failed)") }
+            found = InputEnumerator.enumerate([root], raw: false)
+            XCTAssertEqual(seteuid(0), 0)
+        } else {
+            found = InputEnumerator.enumerate([root], raw: false)
+        }
+        XCTAssertEqual(found.inputs.map(\.path), [root + "/a.png"])
+        XCTAssertTrue(
+            found.problems.contains { $0.contains("d/locked: cannot read the folder: Permission denied") }, "\(found.problems)")
     }
 
     // MARK: - Options (critical, medium)
