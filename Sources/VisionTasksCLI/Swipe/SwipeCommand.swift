@@ -98,21 +98,38 @@ struct SwipeCommand: ParsableCommand {
 
     func run() throws {
         let modelPath = try hands.model.modelPath(default: .gestureRecognizerBundle)
-        let output = try EventOutput(format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output)
+        // No output may overwrite an input (issue 16's rule for every command): `swipe in.mp4
+        // -o in.mp4` emptied the video, `--annotate in.mp4` overwrote it while it was read.
+        let inputFiles = InputFiles(inputs.map { MediaInput(path: $0, kind: .video) })
+        let output = try EventOutput(
+            format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output, inputs: inputFiles)
+        if let annotate {
+            try inputFiles.checkNotAnInput(annotate)
+            if let path = self.output, MediaDriver.sameFile(path, annotate) {
+                throw OutputError(description: "-o and --annotate name the same file \(annotate); give two files")
+            }
+            try MediaDriver.checkAnnotationExtension(annotate, video: true)
+            try OutputFile.checkWritable(annotate)
+        }
         var ok = true
+        var opened = false
         for input in inputs {
             do {
-                try process(input, modelPath: modelPath, output: output)
+                try process(input, modelPath: modelPath, output: output, opened: &opened)
+            } catch let error as OutputError {
+                // A full disk or a closed pipe fails every later event too: stop here.
+                try? output.finish(createIfEmpty: false)
+                throw error
             } catch {
                 MediaDriver.report("\(input): \(error)")
                 ok = false
             }
         }
-        output.finish()
+        try output.finish(createIfEmpty: opened)
         if !ok || output.failedCommands > 0 { throw ExitCode(1) }
     }
 
-    private func process(_ input: String, modelPath: String, output: EventOutput) throws {
+    private func process(_ input: String, modelPath: String, output: EventOutput, opened: inout Bool) throws {
         let options = GestureRecognizerOptions()
         hands.apply(to: options, modelPath: modelPath, mode: .video)
         options.inputIsMirrored = mirrored
@@ -120,12 +137,15 @@ struct SwipeCommand: ParsableCommand {
         let recognizer = try GestureRecognizer(options: options)
         let detector = try GestureEventDetector(options: eventOptions)
         let reader = try VideoReader(path: input, appliesDisplayRotation: !ignoreDisplayRotation)
+        // The output is created (or truncated) only now that an input could be opened.
+        try output.open()
+        opened = true
         var annotation = annotate.map { EventAnnotation(path: $0, framesPerSecond: reader.info.framesPerSecond) }
         while let frame = try reader.nextFrame() {
             let result = try recognizer.recognize(
                 videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
             let events = detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
-            for event in events { output.emit(event, input: input) }
+            for event in events { try output.emit(event, input: input) }
             try annotation?.append(frame, result: result, events: events)
         }
         if let failure = reader.failure { throw failure }
