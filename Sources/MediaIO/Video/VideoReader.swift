@@ -119,7 +119,8 @@ public final class VideoReader: Sequence, AsyncSequence {
             var declared: Int?
             if stream.pointee.nb_frames > 0 {
                 declared = Int(stream.pointee.nb_frames)
-            } else if let duration, fps > 0 {
+            } else if let duration, fps > 0, (duration * fps).rounded() < Self.largestMilliseconds {
+                // (The container's numbers: a huge duration times a huge rate trapped converting.)
                 declared = Int((duration * fps).rounded())
             }
             info = VideoInfo(
@@ -247,14 +248,16 @@ public final class VideoReader: Sequence, AsyncSequence {
         guard scaled == Int32(height) else {
             throw MediaError(source: path, reason: .videoDecoding("swscale converted \(scaled) of \(height) rows"))
         }
-        var timestamp: Int
         let pts = frame.pointee.best_effort_timestamp
-        if pts != Int64(bitPattern: 0x8000_0000_0000_0000), timeBase.den > 0 {
-            timestamp = Int((Double(pts - startTime) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded())
-        } else if info.framesPerSecond > 0 {
-            timestamp = Int((Double(nextIndex) * 1000 / info.framesPerSecond).rounded())
-        } else {
-            timestamp = lastTimestamp + 1
+        guard
+            var timestamp = Self.milliseconds(
+                pts: pts == Int64(bitPattern: 0x8000_0000_0000_0000) ? nil : pts, startTime: startTime,
+                timeBase: (timeBase.num, timeBase.den), index: nextIndex, framesPerSecond: info.framesPerSecond,
+                previous: lastTimestamp)
+        else {
+            throw MediaError(source: path, reason: .corrupt(
+                "frame \(nextIndex)'s time (pts \(pts), time base \(timeBase.num)/\(timeBase.den)) is beyond"
+                    + " \(Int(Self.largestMilliseconds)) ms from the start"))
         }
         if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
         lastTimestamp = timestamp
@@ -333,5 +336,34 @@ extension VideoReader {
         case 270: return .left
         default: return nil
         }
+    }
+}
+
+extension VideoReader {
+    /// The largest frame time, in milliseconds, a reader gives: what a task's timestamp may be
+    /// (MediaPipe keeps timestamps in microseconds in an `Int64`).
+    static let largestMilliseconds = Double(Int64.max / 1000 - 1)
+
+    /// A frame's time in milliseconds from the stream's start: from its `pts` in the stream's
+    /// time base, else from its index and the frame rate, else one after `previous`. Nil when
+    /// it is beyond `largestMilliseconds` either way. The numbers come from the file: a crafted
+    /// container's `pts - startTime` overflowed `Int64` and a huge time overflowed the
+    /// conversion to `Int`, both traps, before this was checked.
+    static func milliseconds(
+        pts: Int64?, startTime: Int64, timeBase: (num: Int32, den: Int32), index: Int, framesPerSecond: Double,
+        previous: Int
+    ) -> Int? {
+        let time: Double
+        if let pts, timeBase.den > 0 {
+            let (ticks, overflow) = pts.subtractingReportingOverflow(startTime)
+            guard !overflow else { return nil }
+            time = (Double(ticks) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded()
+        } else if framesPerSecond > 0 {
+            time = (Double(index) * 1000 / framesPerSecond).rounded()
+        } else {
+            time = Double(previous) + 1
+        }
+        guard time.isFinite, abs(time) <= largestMilliseconds else { return nil }
+        return Int(time)
     }
 }
