@@ -290,6 +290,43 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertFalse(result.ok)
         XCTAssertTrue(result.processor.processed.isEmpty, "no garbage frame is processed")
     }
+
+    // MARK: - The hostile pass after issue 16
+
+    func testModelPathsAndTensorInputsSayWhatIsWrong() throws {
+        // Before: "" named the model folder itself, then "NSCocoaErrorDomain error 256".
+        XCTAssertThrowsError(try TaskModelOption.locate("")) { XCTAssertTrue("\($0)".contains("empty"), "\($0)") }
+        XCTAssertThrowsError(try ModelInfoCommand.parse([dir.path]).run()) { XCTAssertTrue("\($0)".contains("is a directory"), "\($0)") }
+        // Before: "You don't have permission" for /dev/zero as a tensor file; it is read only as
+        // far as the input needs, plus one byte.
+        let model = try SharedTestData.installedModel("hand_landmark_full.tflite").path
+        XCTAssertThrowsError(try ModelInvokeCommand.parse([model, "--input", "/dev/zero", "--output-dir", path("out")]).run()) {
+            XCTAssertTrue("\($0)".contains("(602112 bytes) but /dev/zero has more than that"), "\($0)")
+        }
+        XCTAssertThrowsError(try ModelInvokeCommand.parse([model, "--input", dir.path, "--output-dir", path("out")]).run()) {
+            XCTAssertTrue("\($0)".contains("Is a directory"), "\($0)")
+        }
+        // A FIFO is read as a shell tool reads it (before: "You don't have permission").
+        let fifo = path("tensor.f32")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let writer = Thread {
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                handle.write(Data(count: 224 * 224 * 3 * 4))
+                try? handle.close()
+            }
+        }
+        writer.start()
+        XCTAssertNoThrow(try ModelInvokeCommand.parse([model, "--input", fifo, "--output-dir", path("out")]).run())
+        XCTAssertEqual(DeviceNodes.fileType(path("out/output0.f32")), S_IFREG)
+    }
+
+    func testMediaDecodeRefusesDevices() throws {
+        // Before: "/dev/zero: is empty" (the task commands said so since issue 16; media decode did not).
+        XCTAssertThrowsError(try MediaDecodeCommand.parse(["/dev/zero", "-o", path("z.rgb")]).run()) {
+            XCTAssertTrue("\($0)".contains("is a device"), "\($0)")
+        }
+        XCTAssertFalse(fm.fileExists(atPath: path("z.rgb")))
+    }
 }
 
 private final class ReceivedBytes: @unchecked Sendable {

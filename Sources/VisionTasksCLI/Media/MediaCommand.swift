@@ -88,6 +88,7 @@ struct MediaDecodeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file: .png for an image, otherwise raw rgb24 frames.") var output: String
 
     func run() throws {
+        if let problem = InputEnumerator.deviceProblem(input) { throw InputError(description: problem) }
         guard let kind = MediaInput.kind(ofFile: input, strict: true) else { throw ExitCode(1) }
         let inputs = InputFiles([MediaInput(path: input, kind: kind)])
         if output.lowercased().hasSuffix(".png") {

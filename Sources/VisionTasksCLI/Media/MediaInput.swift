@@ -70,9 +70,8 @@ enum InputEnumerator {
                 continue
             }
             if !isDirectory.boolValue {
-                var info = stat()
-                if !raw, stat(argument, &info) == 0, [S_IFCHR, S_IFBLK, S_IFSOCK].contains(info.st_mode & S_IFMT) {
-                    result.problems.append("\(argument): is a device or socket, not an image or video file")
+                if !raw, let problem = deviceProblem(argument) {
+                    result.problems.append(problem)
                     continue
                 }
                 let kind: MediaInput.Kind = raw ? .raw : (MediaInput.kind(ofFile: argument, strict: true) ?? .image)
@@ -90,6 +89,14 @@ enum InputEnumerator {
             }
         }
         return result
+    }
+
+    /// Why `path` cannot be an image or video input when it is a device or a socket (before:
+    /// `/dev/zero` was "is empty"); nil for anything else.
+    static func deviceProblem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, [S_IFCHR, S_IFBLK, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return nil }
+        return "\(path): is a device or socket, not an image or video file"
     }
 
     /// Regular files under `directory`, recursively, sorted by path (name order at each level),
@@ -146,4 +153,9 @@ enum InputEnumerator {
             }
         }
     }
+}
+
+/// An input that cannot be used, said in one sentence naming it.
+struct InputError: Error, CustomStringConvertible {
+    var description: String
 }
