@@ -235,6 +235,23 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(pose.contains("frame to frame and, with --num-poses 1, smoothed over time"), pose)
         // --masks is shared by every task command's options: its help says it is pose only.
         XCTAssertTrue(GestureCommand.helpMessage(columns: 400).contains("pose only: write segmentation masks"))
+        // Found by the hostile pass after issue 16: on an 80-column terminal, examples longer
+        // than a line were cut mid-command ("... | vision-tasks pose --raw" and "640x480:rgb24 -"
+        // on the next line, flush left), so a copied example did not run. Every example line
+        // now fits: a wrapped line would start flush left.
+        let commands: [(String, String)] = [
+            ("gesture", GestureCommand.helpMessage(columns: 80)), ("hands", HandsCommand.helpMessage(columns: 80)),
+            ("pose", PoseCommand.helpMessage(columns: 80)), ("swipe", SwipeCommand.helpMessage(columns: 80)),
+            ("serve", ServeCommand.helpMessage(columns: 80)), ("media info", MediaInfoCommand.helpMessage(columns: 80)),
+            ("media decode", MediaDecodeCommand.helpMessage(columns: 80)),
+        ]
+        for (name, help) in commands {
+            guard let examples = help.range(of: "Examples:") else { XCTFail("\(name): no examples"); continue }
+            let block = String(help[examples.upperBound...]).components(separatedBy: "USAGE:")[0]
+            for line in block.split(separator: "\n") where !line.hasPrefix("  ") {
+                XCTFail("\(name): an example wrapped at 80 columns: '\(line)'")
+            }
+        }
     }
 
     func testAnnotationExtensionMustMatchTheInput() throws {

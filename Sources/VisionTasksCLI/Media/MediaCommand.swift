@@ -80,7 +80,7 @@ struct MediaDecodeCommand: ParsableCommand {
         abstract: "Decode an image or video to raw RGB frames (rgb24), or an image to PNG.",
         discussion: """
             The frames are exactly the pixels the tasks receive. Examples:
-              vision-tasks media decode clip.mp4 -o frames.rgb     # then: --raw 640x360:rgb24
+              vision-tasks media decode clip.mp4 -o frames.rgb  # then --raw 640x360:rgb24
               vision-tasks media decode photo.jpg -o upright.png
             """)
 

@@ -30,7 +30,7 @@ struct SwipeCommand: ParsableCommand {
             Examples:
               vision-tasks swipe clip.mp4
               vision-tasks swipe --output-format jsonl --num-hands 2 clip.mp4
-              vision-tasks swipe --exec 'xdotool key $([ $VISION_TASKS_EVENT = swipeLeft ] && echo Left || echo Right)' clip.mp4
+              vision-tasks swipe --exec 'notify-send "$VISION_TASKS_EVENT"' clip.mp4
               vision-tasks swipe --annotate events.mp4 clip.mp4
             """)
 

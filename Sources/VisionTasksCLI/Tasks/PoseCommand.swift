@@ -23,9 +23,10 @@ struct PoseCommand: ParsableCommand {
               vision-tasks pose --num-poses 2 --masks masks/ group.jpg
               vision-tasks pose squats.mp4 -o squats.jsonl --annotate squats.annotated.mp4
               vision-tasks pose --model pose_landmarker_heavy.task photos/
-              ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - | vision-tasks pose --raw 640x480:rgb24 -
-              vision-tasks pose --api mlkit person.jpg     # what ML Kit's PoseDetector code gets
-              vision-tasks pose --api vision person.jpg    # what VNDetectHumanBodyPoseRequest code gets
+              ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - \\
+                | vision-tasks pose --raw 640x480:rgb24 -
+              vision-tasks pose --api mlkit person.jpg    # ML Kit's PoseDetector
+              vision-tasks pose --api vision person.jpg   # Vision's body pose request
             """)
 
     @OptionGroup var media: MediaOptions
