@@ -339,6 +339,25 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(DeviceNodes.fileType(path("out/output0.f32")), S_IFREG)
     }
 
+    func testMasksWithAnAPIWithoutMasksAreRefused() throws {
+        // Before: `pose --api mlkit --masks m` created an empty folder and wrote nothing into it.
+        for api in ["mlkit", "vision"] {
+            XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--api", api, "--masks", path("m")])) {
+                XCTAssertTrue(PoseCommand.message(for: $0).contains("--masks is for --api mediapipe"), PoseCommand.message(for: $0))
+            }
+        }
+        XCTAssertNoThrow(try PoseCommand.parse(["x.jpg", "--api", "mediapipe", "--masks", path("m")]))
+        XCTAssertFalse(fm.fileExists(atPath: path("m")))
+    }
+
+    func testModelInfoLooksInTheModelFolderAsModelDoes() throws {
+        // Issue 16: `model info hand_landmark_full.tflite` looked only in the current directory.
+        let installed = try SharedTestData.installedModel("hand_landmark_full.tflite")
+        XCTAssertFalse(fm.fileExists(atPath: "hand_landmark_full.tflite"))
+        XCTAssertEqual(try TaskModelOption.locate("hand_landmark_full.tflite"), installed.path)
+        XCTAssertNoThrow(try ModelInfoCommand.parse(["hand_landmark_full.tflite"]).run())
+    }
+
     func testMediaDecodeRefusesDevices() throws {
         // Before: "/dev/zero: is empty" (the task commands said so since issue 16; media decode did not).
         XCTAssertThrowsError(try MediaDecodeCommand.parse(["/dev/zero", "-o", path("z.rgb")]).run()) {
