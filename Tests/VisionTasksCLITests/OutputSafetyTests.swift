@@ -339,6 +339,31 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(DeviceNodes.fileType(path("out/output0.f32")), S_IFREG)
     }
 
+    func testAPipeIsReadAsAnImageWithoutLosingItsFirstBytes() throws {
+        // Before: `cat photo.jpg | vision-tasks hands /dev/stdin` failed with "not a JPEG or PNG
+        // file (starts with 49 46 00 01 ...)": sniffing the kind consumed the pipe's first 8 bytes.
+        let png = try Data(contentsOf: URL(fileURLWithPath: try image("in.png")))
+        let fifo = path("pipe")  // no extension, as /dev/stdin
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        signal(SIGPIPE, SIG_IGN)
+        func feed(_ bytes: Data) {
+            Thread {
+                guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+                try? handle.write(contentsOf: bytes)
+                try? handle.close()
+            }.start()
+        }
+        feed(png)
+        let result = try run([fifo, "-o", path("o.json")])
+        XCTAssertTrue(result.ok)
+        XCTAssertEqual(result.processor.processed, [fifo])
+        // A video through a pipe is not an image: an error (saying to give it as a file), not a crash.
+        feed(Data([0, 0, 0, 0x20] + Array("ftypisom".utf8) + [UInt8](repeating: 0, count: 64)))
+        let video = try run([fifo, "-o", path("v.json")])
+        XCTAssertFalse(video.ok)
+        XCTAssertTrue(video.processor.processed.isEmpty)
+    }
+
     func testMasksWithAnAPIWithoutMasksAreRefused() throws {
         // Before: `pose --api mlkit --masks m` created an empty folder and wrote nothing into it.
         for api in ["mlkit", "vision"] {

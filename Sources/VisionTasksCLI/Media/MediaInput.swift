@@ -21,15 +21,27 @@ struct MediaInput: Sendable, Equatable {
 
     /// The kind of a file, from its extension, else from its first bytes (JPEG/PNG signature:
     /// image; anything else: try as video). nil for files in a directory that are neither.
+    /// A pipe or FIFO (`cat photo.jpg | vision-tasks hands /dev/stdin`) is an image: reading
+    /// its first bytes would consume them, and the decoder then saw a JPEG without its
+    /// signature ("not a JPEG or PNG file (starts with 49 46 00 01 ...)").
     static func kind(ofFile path: String, strict: Bool) -> Kind? {
         let ext = (path as NSString).pathExtension.lowercased()
         if imageExtensions.contains(ext) { return .image }
         if videoExtensions.contains(ext) { return .video }
+        if !isRegularFile(path) { return strict ? .image : nil }
         guard let handle = FileHandle(forReadingAtPath: path) else { return strict ? .image : nil }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 8)) ?? Data()
         if head.withUnsafeBytes({ ImageDecoder.container(of: $0) }) != nil { return .image }
         return strict ? .video : nil
+    }
+}
+
+extension MediaInput {
+    /// Whether `path` (after symlinks) is a regular file, which can be read twice.
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 }
 
