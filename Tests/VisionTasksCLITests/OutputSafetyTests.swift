@@ -383,6 +383,17 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertNoThrow(try ModelInfoCommand.parse(["hand_landmark_full.tflite"]).run())
     }
 
+    func testEmptyNamesAreRefusedAsSuch() throws {
+        // Before: "Error: : cannot write: No such file or directory", "--masks : cannot create
+        // the directory", ": no such file or directory".
+        for arguments in [["x.jpg", "-o", ""], ["x.jpg", "--annotate", ""], ["x.jpg", "--masks", ""], [""]] {
+            XCTAssertThrowsError(try MediaOptions.parse(arguments), "\(arguments)") {
+                XCTAssertTrue(MediaOptions.message(for: $0).contains("empty string"), MediaOptions.message(for: $0))
+            }
+        }
+        XCTAssertThrowsError(try SwipeCommand.parse(["x.mp4", "-o", ""]))
+    }
+
     func testMediaDecodeRefusesDevices() throws {
         // Before: "/dev/zero: is empty" (the task commands said so since issue 16; media decode did not).
         XCTAssertThrowsError(try MediaDecodeCommand.parse(["/dev/zero", "-o", path("z.rgb")]).run()) {

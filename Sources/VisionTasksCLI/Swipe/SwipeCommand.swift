@@ -81,6 +81,9 @@ struct SwipeCommand: ParsableCommand {
 
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one video") }
+        for (flag, value) in [("--output", output), ("--annotate", annotate)] where value?.isEmpty == true {
+            throw ValidationError("\(flag) needs a file name, not an empty string")
+        }
         if annotate != nil && inputs.count > 1 { throw ValidationError("--annotate takes one input") }
         _ = try GestureEventDetector(options: eventOptions)
     }
