@@ -168,4 +168,25 @@ final class SwipeCommandTests: XCTestCase {
         XCTAssertLessThanOrEqual(seen.max() ?? 0, 3, "\(seen)")
         XCTAssertEqual(try String(contentsOfFile: dir.appendingPathComponent("events.txt").path, encoding: .utf8).split(separator: "\n").count, 12)
     }
+
+    func testOptionsAndDevicesAreRefusedInTheCommandsOwnWords() throws {
+        // Before: "GestureEventOptions: minimumFrames must be at least 1." for --min-frames 0.
+        for (flag, value) in [("--min-frames", "0"), ("--swipe-distance", "nan"), ("--swipe-window", "0")] {
+            XCTAssertThrowsError(try SwipeCommand.parse(["x.mp4", flag, value])) {
+                XCTAssertTrue(SwipeCommand.message(for: $0).contains(flag), SwipeCommand.message(for: $0))
+            }
+        }
+        // Before: "/dev/zero: /dev/zero: is empty" on stderr.
+        let log = dir.appendingPathComponent("stderr.txt").path
+        let saved = dup(STDERR_FILENO)
+        let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        dup2(descriptor, STDERR_FILENO)
+        let outcome = Result { try runSwipe(["/dev/zero", "-o", dir.appendingPathComponent("o.txt").path]) }
+        dup2(saved, STDERR_FILENO)
+        close(descriptor)
+        close(saved)
+        XCTAssertThrowsError(try outcome.get())
+        let said = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertTrue(said.contains("vision-tasks: /dev/zero: is a device or socket, not an image or video file\n"), said)
+    }
 }

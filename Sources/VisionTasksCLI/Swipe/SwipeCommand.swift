@@ -85,6 +85,14 @@ struct SwipeCommand: ParsableCommand {
             throw ValidationError("\(flag) needs a file name, not an empty string")
         }
         if annotate != nil && inputs.count > 1 { throw ValidationError("--annotate takes one input") }
+        // Said with the flags' names (before: "GestureEventOptions: minimumFrames must be at
+        // least 1." for --min-frames 0); the detector checks the rest.
+        if minFrames < 1 { throw ValidationError("--min-frames must be at least 1, got \(minFrames)") }
+        if !(swipeDistance.isFinite && swipeDistance > 0) {
+            throw ValidationError("--swipe-distance must be a number above 0, got \(swipeDistance)")
+        }
+        if swipeWindow < 1 { throw ValidationError("--swipe-window must be at least 1 ms, got \(swipeWindow)") }
+        if cooldown < 0 { throw ValidationError("--cooldown must be 0 ms or more, got \(cooldown)") }
         _ = try GestureEventDetector(options: eventOptions)
     }
 
@@ -124,7 +132,8 @@ struct SwipeCommand: ParsableCommand {
                 try? output.finish(createIfEmpty: false)
                 throw error
             } catch {
-                MediaDriver.report("\(input): \(error)")
+                // A MediaError names its file already ("x.mp4: x.mp4: is empty" before).
+                MediaDriver.report(error is MediaError || error is InputError ? "\(error)" : "\(input): \(error)")
                 ok = false
             }
         }
@@ -139,6 +148,8 @@ struct SwipeCommand: ParsableCommand {
         options.landmarkSmoothing = smooth ? HandLandmarkSmoothing() : nil
         let recognizer = try GestureRecognizer(options: options)
         let detector = try GestureEventDetector(options: eventOptions)
+        // Before: "/dev/zero: /dev/zero: is empty", the message issue 16 fixed for the task commands.
+        if let problem = InputEnumerator.deviceProblem(input) { throw InputError(description: problem) }
         let reader = try VideoReader(path: input, appliesDisplayRotation: !ignoreDisplayRotation)
         // The output is created (or truncated) only now that an input could be opened.
         try output.open()
