@@ -27,13 +27,19 @@ public struct VisionServer: Sendable {
     let pool: EnginePool
     let metrics = ServerMetrics()
     let sessions: SessionCounter
+    /// HTTP task requests in progress (`ServerLimits.maxPendingRequests`).
+    let pendingRequests: SessionCounter
     let gate: RequestGate
     let page: StaticPage
     let logger: Logger
 
     /// Reads the models and the page and builds one image-mode instance of each task. Errors:
-    /// `TasksError` for a missing or damaged model.
+    /// `ServerConfigurationError` for a setting out of range (checked first), `TasksError` for a
+    /// missing or damaged model.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "vision-tasks.serve")) throws {
+        // A limit of Int.max overflowed (a trap) and one of 4 GiB or more tripped a
+        // precondition in the WebSocket upgrader at the first connection.
+        try configuration.validate()
         self.configuration = configuration
         self.logger = logger
         library = try ModelLibrary(models: configuration.models, threadsPerTask: configuration.threadsPerTask)
@@ -42,6 +48,7 @@ public struct VisionServer: Sendable {
             try pool.warmUp(TaskSettings(task: task))
         }
         sessions = SessionCounter(limit: configuration.maxSessions)
+        pendingRequests = SessionCounter(limit: configuration.limits.maxPendingRequests)
         gate = RequestGate(limit: ProcessInfo.processInfo.activeProcessorCount)
         page = try StaticPage()
     }
@@ -115,6 +122,14 @@ public struct VisionServer: Sendable {
             if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
                 throw ServerError(code: .imageTooLarge, message: "the body has \(declared) bytes; the limit is \(limit)")
             }
+            // Admission before the body is read: every request waiting for a core held its
+            // body (twice), so N clients posting at once took N x 16 MB (1.2 GB for 40).
+            guard pendingRequests.open() else {
+                throw ServerError(
+                    code: .serverBusy,
+                    message: "the server already has its maximum of \(pendingRequests.limit) requests in progress; try again later")
+            }
+            defer { pendingRequests.close() }
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: limit)
@@ -133,9 +148,9 @@ public struct VisionServer: Sendable {
             return Self.json(record)
         } catch let error as ServerError {
             metrics.recordError(error.code)
-            return Response(
-                status: error.status, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if error.code == .serverBusy { headers[.retryAfter] = "1" }
+            return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
         }
     }
 

@@ -224,7 +224,8 @@ public final class VideoReader: Sequence, AsyncSequence {
                 duration = nil
             } else if stream.pointee.nb_frames > 0 {
                 declared = Int(stream.pointee.nb_frames)
-            } else if let duration, fps > 0 {
+            } else if let duration, fps > 0, (duration * fps).rounded() < Self.largestMilliseconds {
+                // (The container's numbers: a huge duration times a huge rate trapped converting.)
                 declared = Int((duration * fps).rounded())
             }
             info = VideoInfo(
@@ -387,16 +388,22 @@ public final class VideoReader: Sequence, AsyncSequence {
         guard scaled == Int32(height) else {
             throw MediaError(source: path, reason: .videoDecoding("swscale converted \(scaled) of \(height) rows"))
         }
-        var timestamp: Int
         let pts = frame.pointee.best_effort_timestamp
+        var timestamp: Int
         if isLive {
             timestamp = liveTimestamp(pts)
-        } else if pts != Int64(bitPattern: 0x8000_0000_0000_0000), timeBase.den > 0 {
-            timestamp = Int((Double(pts - startTime) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded())
-        } else if info.framesPerSecond > 0 {
-            timestamp = Int((Double(nextIndex) * 1000 / info.framesPerSecond).rounded())
         } else {
-            timestamp = lastTimestamp + 1
+            guard
+                let fileTimestamp = Self.milliseconds(
+                    pts: pts == Int64(bitPattern: 0x8000_0000_0000_0000) ? nil : pts, startTime: startTime,
+                    timeBase: (timeBase.num, timeBase.den), index: nextIndex, framesPerSecond: info.framesPerSecond,
+                    previous: lastTimestamp)
+            else {
+                throw MediaError(source: path, reason: .corrupt(
+                    "frame \(nextIndex)'s time (pts \(pts), time base \(timeBase.num)/\(timeBase.den)) is beyond"
+                        + " \(Int(Self.largestMilliseconds)) ms from the start"))
+            }
+            timestamp = fileTimestamp
         }
         if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
         lastTimestamp = timestamp
@@ -417,8 +424,10 @@ public final class VideoReader: Sequence, AsyncSequence {
         if timestampSource == .presentation, pts != Int64(bitPattern: 0x8000_0000_0000_0000), timeBase.den > 0 {
             let first = firstPresentation ?? pts
             firstPresentation = first
-            let ms = (Double(pts - first) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded()
-            if ms.isFinite, ms > Double(lastTimestamp), ms < 1e15 { return Int(ms) }
+            // The stream's numbers are untrusted: a difference that overflows is no presentation time.
+            let (ticks, overflow) = pts.subtractingReportingOverflow(first)
+            let ms = (Double(ticks) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded()
+            if !overflow, ms.isFinite, ms > Double(lastTimestamp), ms < 1e12 { return Int(ms) }
         }
         if arrivalOrigin == nil {
             // From here on, arrival times: the first such frame follows the previous one by the
@@ -586,4 +595,33 @@ final class Interruption: @unchecked Sendable {
 private let videoReaderInterruptCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
     guard let opaque else { return 0 }
     return Unmanaged<Interruption>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt() ? 1 : 0
+}
+
+extension VideoReader {
+    /// The largest frame time, in milliseconds, a reader gives: what a task's timestamp may be
+    /// (MediaPipe keeps timestamps in microseconds in an `Int64`).
+    static let largestMilliseconds = Double(Int64.max / 1000 - 1)
+
+    /// A frame's time in milliseconds from the stream's start: from its `pts` in the stream's
+    /// time base, else from its index and the frame rate, else one after `previous`. Nil when
+    /// it is beyond `largestMilliseconds` either way. The numbers come from the file: a crafted
+    /// container's `pts - startTime` overflowed `Int64` and a huge time overflowed the
+    /// conversion to `Int`, both traps, before this was checked.
+    static func milliseconds(
+        pts: Int64?, startTime: Int64, timeBase: (num: Int32, den: Int32), index: Int, framesPerSecond: Double,
+        previous: Int
+    ) -> Int? {
+        let time: Double
+        if let pts, timeBase.den > 0 {
+            let (ticks, overflow) = pts.subtractingReportingOverflow(startTime)
+            guard !overflow else { return nil }
+            time = (Double(ticks) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded()
+        } else if framesPerSecond > 0 {
+            time = (Double(index) * 1000 / framesPerSecond).rounded()
+        } else {
+            time = Double(previous) + 1
+        }
+        guard time.isFinite, abs(time) <= largestMilliseconds else { return nil }
+        return Int(time)
+    }
 }

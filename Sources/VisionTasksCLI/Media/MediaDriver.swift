@@ -110,7 +110,15 @@ struct MediaDriver {
     private func runImage<P: FrameProcessor>(
         _ input: MediaInput, _ processor: inout P, writer: RecordWriter, files: OutputFiles
     ) throws {
-        let image = try MPImage(contentsOfFile: input.path)
+        let image: MPImage
+        do {
+            image = try MPImage(contentsOfFile: input.path)
+        } catch let error as MediaError where !MediaInput.isRegularFile(input.path) {
+            // A pipe is read once, as one image: say so when it was something else.
+            guard case .unsupportedFormat(let detail) = error.reason else { throw error }
+            throw MediaError(source: error.source, reason: .unsupportedFormat(
+                detail + "; a pipe or FIFO is read as one JPEG or PNG image (give a video as a file, raw frames with --raw)"))
+        }
         try processor.begin(input: input, mode: .image)
         let output = try processor.process(image: image, timestampInMilliseconds: 0, frameIndex: 0)
         let record = FrameRecord(

@@ -51,6 +51,11 @@ struct MediaOptions: ParsableArguments {
 
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one input (an image, a video, a directory, or '-')") }
+        // Before: "Error: : cannot write: No such file or directory" and the like.
+        for (flag, value) in [("--output", output), ("--annotate", annotate), ("--masks", masks)] where value?.isEmpty == true {
+            throw ValidationError("\(flag) needs a file or folder name, not an empty string")
+        }
+        if inputs.contains("") { throw ValidationError("an input is an empty string; give a file, a directory or '-'") }
         if let raw { _ = try RawFrameSpec(parsing: raw) }
         // Timestamps are whole milliseconds: above 1000 fps two frames would share one; far
         // below 0.001 fps the timestamps overflow.
