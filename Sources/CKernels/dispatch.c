@@ -8,10 +8,17 @@
 static ck_isa detect(void) {
 #if defined(CK_X86)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
-        return CK_ISA_AVX2_FMA;
+    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))) {
+        return CK_ISA_PORTABLE;
     }
-    return CK_ISA_PORTABLE;
+    // The AVX-512 kernels use F (zmm arithmetic, vcvtph2ps to 16 lanes), VL (masked 256-bit
+    // forms), BW and DQ (byte/word masks, 256-bit inserts and lane moves). The compiler's
+    // check also requires the operating system to save the zmm and mask registers (XCR0).
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
+        return CK_ISA_AVX512;
+    }
+    return CK_ISA_AVX2_FMA;
 #elif defined(__aarch64__)
     return CK_ISA_NEON; // Advanced SIMD is mandatory on AArch64.
 #else
@@ -34,11 +41,16 @@ ck_isa ck_active_isa(void) {
     return (ck_isa)g_active;
 }
 
+/// Whether the CPU runs kernels of level `isa`: the portable level always, AVX2/FMA also on an
+/// AVX-512 CPU (a superset), anything else only when it is the detected level.
+static int supported(ck_isa isa) {
+    const ck_isa best = ck_detected_isa();
+    if (isa == CK_ISA_PORTABLE || isa == best) return 1;
+    return isa == CK_ISA_AVX2_FMA && best == CK_ISA_AVX512;
+}
+
 int ck_set_isa(ck_isa isa) {
-    ck_isa best = ck_detected_isa();
-    if (isa == CK_ISA_PORTABLE || isa == best) {
-        g_active = (int)isa;
-        return 1;
-    }
-    return 0;
+    if (!supported(isa)) return 0;
+    g_active = (int)isa;
+    return 1;
 }

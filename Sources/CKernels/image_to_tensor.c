@@ -182,7 +182,7 @@ static void perspective_row_avx2(const double *M, int y, int width, int bw0, int
 
 static void perspective_row(const double *M, int y, int width, int bw0, int32_t *X, int32_t *Y) {
 #if defined(CK_WARP_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         perspective_row_avx2(M, y, width, bw0, X, Y);
         return;
     }
@@ -277,7 +277,7 @@ static void convert_row_avx2(const uint8_t *in, int n, float scale, float offset
 
 static void convert_row(const uint8_t *in, int n, float scale, float offset, float *out) {
 #if defined(CK_WARP_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         convert_row_avx2(in, n, scale, offset, out);
         return;
     }

@@ -149,7 +149,7 @@ CK_AVX2 static void idct_blocks_avx2(const int16_t *coef, size_t count, const ui
 void ck_jpeg_idct_blocks(const int16_t *coefficients, size_t count, const uint16_t quant[64],
                          uint8_t *out, ptrdiff_t stride) {
 #if defined(CK_JPEG_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         idct_blocks_avx2(coefficients, count, quant, out, stride);
         return;
     }
@@ -236,7 +236,7 @@ void ck_jpeg_upsample_row(const uint8_t *near, const uint8_t *far, size_t lowWid
                           int v, uint8_t *out) {
     if (lowWidth == 0) return;
 #if defined(CK_JPEG_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         upsample_avx2(near, far, lowWidth, h, v, out);
         return;
     }
@@ -286,7 +286,7 @@ CK_AVX2 static void ycbcr_avx2(const uint8_t *y, const uint8_t *cb, const uint8_
 void ck_jpeg_ycbcr_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *cr,
                               size_t count, uint8_t *rgb) {
 #if defined(CK_JPEG_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         ycbcr_avx2(y, cb, cr, count, rgb);
         return;
     }

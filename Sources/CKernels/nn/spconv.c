@@ -10,6 +10,10 @@
 // 8, which is also the number of independent FMA chains). Results go to yt[channel][pixel] and
 // are transposed back to NHWC through the GEMM epilogue (clamp, residual ADD, PReLU).
 //
+// With AVX-512 a vector holds 16 pixels, so a tile is at most 4 vectors: two output channels
+// run side by side (their nonzero lists walked together, then the longer one's rest) to keep 8
+// independent FMA chains; each output still sums its terms in input-channel order.
+//
 // Packed layout (all parts 32-byte aligned): bias[n8] floats; segment starts, one per (channel
 // block, output channel) plus the end, as uint32; the nonzero weights (float32) in that order;
 // for each nonzero weight, its input channel's byte offset in xt ((channel - block start) *
@@ -98,6 +102,7 @@ typedef struct sp_job {
     size_t vectors;   ///< groups of 8 pixels
     size_t tiles;
     int simd;
+    int avx512;
 } sp_job;
 
 /// The epilogue of one result (output row i, column j), as ck_gemm's portable one.
@@ -261,6 +266,118 @@ CK_SIMD8_FN static void tile_simd(const sp_job *job, size_t i0, size_t V, float 
     }
     sp_store_block(p, i0, V, 0, n, yt);
 }
+
+#if defined(CK_HAVE_X86)
+/// sp_block with 16 pixels per vector (Z = vectors of 16, the last one `last_mask` wide: lanes
+/// past it are neither read nor written), two output channels at a time.
+CK_AVX512_INLINE void sp_block_z(const int Z, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
+                                 const float *xt, float *yt, __mmask16 last_mask) {
+    const size_t n = job->p->n;
+    const uint32_t *seg = job->seg + blk * n;
+    const char *x = (const char *)xt;
+    const float *values = job->values;
+    const uint32_t *index = job->index;
+    size_t j = j0;
+    for (; j + 2 <= j1; j += 2) {
+        __m512 a[4], b[4];
+        float *ya = yt + j * TILE, *yb = ya + TILE;
+        if (first) {
+            const __m512 ba = _mm512_set1_ps(job->bias[j]), bb = _mm512_set1_ps(job->bias[j + 1]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) {
+                a[v] = ba;
+                b[v] = bb;
+            }
+        } else {
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) {
+                a[v] = _mm512_loadu_ps(ya + v * 16);
+                b[v] = _mm512_loadu_ps(yb + v * 16);
+            }
+        }
+        uint32_t ta = seg[j], tb = seg[j + 1];
+        const uint32_t ea = seg[j + 1], eb = seg[j + 2];
+        const uint32_t both = CK_MIN(ea - ta, eb - tb);
+        for (uint32_t q = 0; q < both; q++, ta++, tb++) {
+            const __m512 wa = _mm512_set1_ps(values[ta]), wb = _mm512_set1_ps(values[tb]);
+            const float *xa = (const float *)(const void *)(x + index[ta]);
+            const float *xb = (const float *)(const void *)(x + index[tb]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) {
+                a[v] = _mm512_fmadd_ps(wa, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xa + v * 16), a[v]);
+                b[v] = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xb + v * 16), b[v]);
+            }
+        }
+        for (; ta < ea; ta++) {
+            const __m512 wa = _mm512_set1_ps(values[ta]);
+            const float *xa = (const float *)(const void *)(x + index[ta]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xa + v * 16), a[v]);
+        }
+        for (; tb < eb; tb++) {
+            const __m512 wb = _mm512_set1_ps(values[tb]);
+            const float *xb = (const float *)(const void *)(x + index[tb]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) b[v] = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xb + v * 16), b[v]);
+        }
+#pragma clang loop unroll(full)
+        for (int v = 0; v < Z; v++) {
+            const __mmask16 m = v == Z - 1 ? last_mask : (__mmask16)0xffff;
+            _mm512_mask_storeu_ps(ya + v * 16, m, a[v]);
+            _mm512_mask_storeu_ps(yb + v * 16, m, b[v]);
+        }
+    }
+    if (j < j1) {
+        __m512 a[4];
+        float *ya = yt + j * TILE;
+        const __m512 ba = first ? _mm512_set1_ps(job->bias[j]) : _mm512_setzero_ps();
+#pragma clang loop unroll(full)
+        for (int v = 0; v < Z; v++) a[v] = first ? ba : _mm512_loadu_ps(ya + v * 16);
+        for (uint32_t t = seg[j]; t < seg[j + 1]; t++) {
+            const __m512 wa = _mm512_set1_ps(values[t]);
+            const float *xa = (const float *)(const void *)(x + index[t]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xa + v * 16), a[v]);
+        }
+#pragma clang loop unroll(full)
+        for (int v = 0; v < Z; v++) _mm512_mask_storeu_ps(ya + v * 16, v == Z - 1 ? last_mask : (__mmask16)0xffff, a[v]);
+    }
+}
+
+/// sp_block_any for V vectors of 8 pixels as (V + 1) / 2 vectors of 16.
+CK_AVX512_INLINE void sp_block_any_z(size_t V, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
+                                     const float *xt, float *yt) {
+    const __mmask16 last = V % 2 ? (__mmask16)0x00ff : (__mmask16)0xffff;
+    switch ((V + 1) / 2) {
+    case 1: sp_block_z(1, job, blk, first, j0, j1, xt, yt, last); break;
+    case 2: sp_block_z(2, job, blk, first, j0, j1, xt, yt, last); break;
+    case 3: sp_block_z(3, job, blk, first, j0, j1, xt, yt, last); break;
+    default: sp_block_z(4, job, blk, first, j0, j1, xt, yt, last); break;
+    }
+}
+
+/// tile_simd with the AVX-512 products (the transposes are the AVX2 ones).
+CK_AVX512 static void tile_z(const sp_job *job, size_t i0, size_t V, float *scratch) {
+    const ck_spconv_params *p = job->p;
+    const size_t n = p->n, k = p->k;
+    float *xt = scratch, *yt = scratch + job->l.block_size * TILE;
+    if (job->l.blocks == 1) {
+        sp_load_block(p, i0, V, 0, k, xt);
+        for (size_t j0 = 0; j0 < n; j0 += SP_OUTPUT_BLOCK) {
+            const size_t j1 = CK_MIN(n, j0 + SP_OUTPUT_BLOCK);
+            sp_block_any_z(V, job, 0, 1, j0, j1, xt, yt);
+            sp_store_block(p, i0, V, j0, j1, yt);
+        }
+        return;
+    }
+    for (size_t blk = 0; blk < job->l.blocks; blk++) {
+        const size_t k0 = blk * job->l.block_size;
+        sp_load_block(p, i0, V, k0, CK_MIN(k, k0 + job->l.block_size), xt);
+        sp_block_any_z(V, job, blk, blk == 0, 0, n, xt, yt);
+    }
+    sp_store_block(p, i0, V, 0, n, yt);
+}
+#endif
 #endif
 
 /// Tile t covers the groups of 8 pixels [t * vectors / tiles, (t + 1) * vectors / tiles).
@@ -271,6 +388,15 @@ static void sp_range(void *context, size_t begin, size_t end) {
     const size_t slot = (size_t)ck_thread_slot();
     if (job->simd && slot < p->scratch_slots) {
         float *scratch = p->scratch + slot * ck_spconv_scratch_floats(p->n, p->k);
+#if defined(CK_HAVE_X86)
+        if (job->avx512) {
+            for (size_t t = begin; t < end; t++) {
+                const size_t g0 = t * job->vectors / job->tiles, g1 = (t + 1) * job->vectors / job->tiles;
+                tile_z(job, g0 * 8, g1 - g0, scratch);
+            }
+            return;
+        }
+#endif
         for (size_t t = begin; t < end; t++) {
             const size_t g0 = t * job->vectors / job->tiles, g1 = (t + 1) * job->vectors / job->tiles;
             tile_simd(job, g0 * 8, g1 - g0, scratch);
@@ -298,6 +424,7 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
 #if defined(CK_SIMD8)
     job.simd = ck_use_simd8() && p->scratch != NULL;
 #endif
+    job.avx512 = ck_use_avx512();
     pool = ck_pool_for_work(pool, p->m * l.nonzeros);
     // Tiles of at most 8 vectors of 8 pixels, as even as possible, and at least one per thread
     // where there are enough pixels (a 7x7 layer on 2 threads: tiles of 32 and 24 pixels).
