@@ -268,10 +268,23 @@ CK_SIMD8_FN static void tile_simd(const sp_job *job, size_t i0, size_t V, float 
 }
 
 #if defined(CK_HAVE_X86)
-/// sp_block with 16 pixels per vector (Z = vectors of 16, the last one `last_mask` wide: lanes
-/// past it are neither read nor written), two output channels at a time.
-CK_AVX512_INLINE void sp_block_z(const int Z, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
-                                 const float *xt, float *yt, __mmask16 last_mask) {
+/// sp_block with 16 pixels per vector (Z = vectors of 16; HALF: the last one holds 8 pixels, and
+/// lanes past them are neither read nor written), two output channels at a time.
+/// 16 pixels of a row of xt, or (the last vector of a tile with an odd count of 8-pixel groups)
+/// the first 8 with zeros above: masked loads and stores only where needed (they are slower).
+CK_AVX512_INLINE __m512 sp_load_z(const float *p, int half) {
+    return half ? _mm512_maskz_loadu_ps((__mmask16)0x00ff, p) : _mm512_loadu_ps(p);
+}
+CK_AVX512_INLINE void sp_store_z(float *p, __m512 v, int half) {
+    if (half) {
+        _mm512_mask_storeu_ps(p, (__mmask16)0x00ff, v);
+    } else {
+        _mm512_storeu_ps(p, v);
+    }
+}
+
+CK_AVX512_INLINE void sp_block_z(const int Z, const int HALF, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
+                                 const float *xt, float *yt) {
     const size_t n = job->p->n;
     const uint32_t *seg = job->seg + blk * n;
     const char *x = (const char *)xt;
@@ -304,27 +317,26 @@ CK_AVX512_INLINE void sp_block_z(const int Z, const sp_job *job, size_t blk, int
             const float *xb = (const float *)(const void *)(x + index[tb]);
 #pragma clang loop unroll(full)
             for (int v = 0; v < Z; v++) {
-                a[v] = _mm512_fmadd_ps(wa, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xa + v * 16), a[v]);
-                b[v] = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xb + v * 16), b[v]);
+                a[v] = _mm512_fmadd_ps(wa, sp_load_z(xa + v * 16, HALF && v == Z - 1), a[v]);
+                b[v] = _mm512_fmadd_ps(wb, sp_load_z(xb + v * 16, HALF && v == Z - 1), b[v]);
             }
         }
         for (; ta < ea; ta++) {
             const __m512 wa = _mm512_set1_ps(values[ta]);
             const float *xa = (const float *)(const void *)(x + index[ta]);
 #pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xa + v * 16), a[v]);
+            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, sp_load_z(xa + v * 16, HALF && v == Z - 1), a[v]);
         }
         for (; tb < eb; tb++) {
             const __m512 wb = _mm512_set1_ps(values[tb]);
             const float *xb = (const float *)(const void *)(x + index[tb]);
 #pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) b[v] = _mm512_fmadd_ps(wb, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xb + v * 16), b[v]);
+            for (int v = 0; v < Z; v++) b[v] = _mm512_fmadd_ps(wb, sp_load_z(xb + v * 16, HALF && v == Z - 1), b[v]);
         }
 #pragma clang loop unroll(full)
         for (int v = 0; v < Z; v++) {
-            const __mmask16 m = v == Z - 1 ? last_mask : (__mmask16)0xffff;
-            _mm512_mask_storeu_ps(ya + v * 16, m, a[v]);
-            _mm512_mask_storeu_ps(yb + v * 16, m, b[v]);
+            sp_store_z(ya + v * 16, a[v], HALF && v == Z - 1);
+            sp_store_z(yb + v * 16, b[v], HALF && v == Z - 1);
         }
     }
     if (j < j1) {
@@ -337,22 +349,25 @@ CK_AVX512_INLINE void sp_block_z(const int Z, const sp_job *job, size_t blk, int
             const __m512 wa = _mm512_set1_ps(values[t]);
             const float *xa = (const float *)(const void *)(x + index[t]);
 #pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, _mm512_maskz_loadu_ps(v == Z - 1 ? last_mask : (__mmask16)0xffff, xa + v * 16), a[v]);
+            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, sp_load_z(xa + v * 16, HALF && v == Z - 1), a[v]);
         }
 #pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) _mm512_mask_storeu_ps(ya + v * 16, v == Z - 1 ? last_mask : (__mmask16)0xffff, a[v]);
+        for (int v = 0; v < Z; v++) sp_store_z(ya + v * 16, a[v], HALF && v == Z - 1);
     }
 }
 
 /// sp_block_any for V vectors of 8 pixels as (V + 1) / 2 vectors of 16.
 CK_AVX512_INLINE void sp_block_any_z(size_t V, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
                                      const float *xt, float *yt) {
-    const __mmask16 last = V % 2 ? (__mmask16)0x00ff : (__mmask16)0xffff;
-    switch ((V + 1) / 2) {
-    case 1: sp_block_z(1, job, blk, first, j0, j1, xt, yt, last); break;
-    case 2: sp_block_z(2, job, blk, first, j0, j1, xt, yt, last); break;
-    case 3: sp_block_z(3, job, blk, first, j0, j1, xt, yt, last); break;
-    default: sp_block_z(4, job, blk, first, j0, j1, xt, yt, last); break;
+    switch (V) {
+    case 1: sp_block_z(1, 1, job, blk, first, j0, j1, xt, yt); break;
+    case 2: sp_block_z(1, 0, job, blk, first, j0, j1, xt, yt); break;
+    case 3: sp_block_z(2, 1, job, blk, first, j0, j1, xt, yt); break;
+    case 4: sp_block_z(2, 0, job, blk, first, j0, j1, xt, yt); break;
+    case 5: sp_block_z(3, 1, job, blk, first, j0, j1, xt, yt); break;
+    case 6: sp_block_z(3, 0, job, blk, first, j0, j1, xt, yt); break;
+    case 7: sp_block_z(4, 1, job, blk, first, j0, j1, xt, yt); break;
+    default: sp_block_z(4, 0, job, blk, first, j0, j1, xt, yt); break;
     }
 }
 
