@@ -270,6 +270,7 @@ CK_SIMD8_FN static void tile_simd(const sp_job *job, size_t i0, size_t V, float 
 #if defined(CK_HAVE_X86)
 /// sp_block with 16 pixels per vector (Z = vectors of 16; HALF: the last one holds 8 pixels, and
 /// lanes past them are neither read nor written), two output channels at a time.
+#define SP_Z_CHANNELS 4
 /// 16 pixels of a row of xt, or (the last vector of a tile with an odd count of 8-pixel groups)
 /// the first 8 with zeros above: masked loads and stores only where needed (they are slower).
 CK_AVX512_INLINE __m512 sp_load_z(const float *p, int half) {
@@ -283,77 +284,63 @@ CK_AVX512_INLINE void sp_store_z(float *p, __m512 v, int half) {
     }
 }
 
-CK_AVX512_INLINE void sp_block_z(const int Z, const int HALF, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
-                                 const float *xt, float *yt) {
-    const size_t n = job->p->n;
-    const uint32_t *seg = job->seg + blk * n;
-    const char *x = (const char *)xt;
+/// The rest of one output channel's nonzero terms, from term t to e, into acc.
+CK_AVX512_INLINE void sp_rest_z(const int Z, const int HALF, const char *x, const float *values, const uint32_t *index,
+                                uint32_t t, uint32_t e, __m512 *acc) {
+    for (; t < e; t++) {
+        const __m512 w = _mm512_set1_ps(values[t]);
+        const float *xr = (const float *)(const void *)(x + index[t]);
+#pragma clang loop unroll(full)
+        for (int v = 0; v < Z; v++) acc[v] = _mm512_fmadd_ps(w, sp_load_z(xr + v * 16, HALF && v == Z - 1), acc[v]);
+    }
+}
+
+/// C output channels j ... j + C - 1 side by side: their first min(counts) terms in one loop
+/// (C * Z independent FMA chains), then each channel's remaining terms.
+CK_AVX512_INLINE void sp_channels_z(const int C, const int Z, const int HALF, const sp_job *job, const uint32_t *seg,
+                                    int first, size_t j, const char *x, float *yt) {
     const float *values = job->values;
     const uint32_t *index = job->index;
+    __m512 acc[4][4];
+#pragma clang loop unroll(full)
+    for (int c = 0; c < C; c++) {
+        float *y = yt + (j + (size_t)c) * TILE;
+        const __m512 bias = _mm512_set1_ps(job->bias[j + (size_t)c]);
+#pragma clang loop unroll(full)
+        for (int v = 0; v < Z; v++) acc[c][v] = first ? bias : sp_load_z(y + v * 16, HALF && v == Z - 1);
+    }
+    uint32_t t[4], e[4], common = UINT32_MAX;
+#pragma clang loop unroll(full)
+    for (int c = 0; c < C; c++) {
+        t[c] = seg[j + (size_t)c];
+        e[c] = seg[j + (size_t)c + 1];
+        common = CK_MIN(common, e[c] - t[c]);
+    }
+    for (uint32_t q = 0; q < common; q++) {
+#pragma clang loop unroll(full)
+        for (int c = 0; c < C; c++) {
+            const __m512 w = _mm512_set1_ps(values[t[c] + q]);
+            const float *xr = (const float *)(const void *)(x + index[t[c] + q]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) acc[c][v] = _mm512_fmadd_ps(w, sp_load_z(xr + v * 16, HALF && v == Z - 1), acc[c][v]);
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int c = 0; c < C; c++) {
+        sp_rest_z(Z, HALF, x, values, index, t[c] + common, e[c], acc[c]);
+        float *y = yt + (j + (size_t)c) * TILE;
+#pragma clang loop unroll(full)
+        for (int v = 0; v < Z; v++) sp_store_z(y + v * 16, acc[c][v], HALF && v == Z - 1);
+    }
+}
+
+CK_AVX512_INLINE void sp_block_z(const int Z, const int HALF, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
+                                 const float *xt, float *yt) {
+    const uint32_t *seg = job->seg + blk * job->p->n;
+    const char *x = (const char *)xt;
     size_t j = j0;
-    for (; j + 2 <= j1; j += 2) {
-        __m512 a[4], b[4];
-        float *ya = yt + j * TILE, *yb = ya + TILE;
-        if (first) {
-            const __m512 ba = _mm512_set1_ps(job->bias[j]), bb = _mm512_set1_ps(job->bias[j + 1]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) {
-                a[v] = ba;
-                b[v] = bb;
-            }
-        } else {
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) {
-                a[v] = _mm512_loadu_ps(ya + v * 16);
-                b[v] = _mm512_loadu_ps(yb + v * 16);
-            }
-        }
-        uint32_t ta = seg[j], tb = seg[j + 1];
-        const uint32_t ea = seg[j + 1], eb = seg[j + 2];
-        const uint32_t both = CK_MIN(ea - ta, eb - tb);
-        for (uint32_t q = 0; q < both; q++, ta++, tb++) {
-            const __m512 wa = _mm512_set1_ps(values[ta]), wb = _mm512_set1_ps(values[tb]);
-            const float *xa = (const float *)(const void *)(x + index[ta]);
-            const float *xb = (const float *)(const void *)(x + index[tb]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) {
-                a[v] = _mm512_fmadd_ps(wa, sp_load_z(xa + v * 16, HALF && v == Z - 1), a[v]);
-                b[v] = _mm512_fmadd_ps(wb, sp_load_z(xb + v * 16, HALF && v == Z - 1), b[v]);
-            }
-        }
-        for (; ta < ea; ta++) {
-            const __m512 wa = _mm512_set1_ps(values[ta]);
-            const float *xa = (const float *)(const void *)(x + index[ta]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, sp_load_z(xa + v * 16, HALF && v == Z - 1), a[v]);
-        }
-        for (; tb < eb; tb++) {
-            const __m512 wb = _mm512_set1_ps(values[tb]);
-            const float *xb = (const float *)(const void *)(x + index[tb]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) b[v] = _mm512_fmadd_ps(wb, sp_load_z(xb + v * 16, HALF && v == Z - 1), b[v]);
-        }
-#pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) {
-            sp_store_z(ya + v * 16, a[v], HALF && v == Z - 1);
-            sp_store_z(yb + v * 16, b[v], HALF && v == Z - 1);
-        }
-    }
-    if (j < j1) {
-        __m512 a[4];
-        float *ya = yt + j * TILE;
-        const __m512 ba = first ? _mm512_set1_ps(job->bias[j]) : _mm512_setzero_ps();
-#pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) a[v] = first ? ba : _mm512_loadu_ps(ya + v * 16);
-        for (uint32_t t = seg[j]; t < seg[j + 1]; t++) {
-            const __m512 wa = _mm512_set1_ps(values[t]);
-            const float *xa = (const float *)(const void *)(x + index[t]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) a[v] = _mm512_fmadd_ps(wa, sp_load_z(xa + v * 16, HALF && v == Z - 1), a[v]);
-        }
-#pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) sp_store_z(ya + v * 16, a[v], HALF && v == Z - 1);
-    }
+    for (; j + SP_Z_CHANNELS <= j1; j += SP_Z_CHANNELS) sp_channels_z(SP_Z_CHANNELS, Z, HALF, job, seg, first, j, x, yt);
+    for (; j < j1; j++) sp_channels_z(1, Z, HALF, job, seg, first, j, x, yt);
 }
 
 /// sp_block_any for V vectors of 8 pixels as (V + 1) / 2 vectors of 16.
