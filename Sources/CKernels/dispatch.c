@@ -1,6 +1,9 @@
 // Run-time CPU feature detection and the dispatch level shared by all kernels.
 #include "CKernels.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #define CK_X86 1
 #endif
@@ -30,9 +33,30 @@ static ck_isa detect(void) {
 // the same detected value, and overrides happen only in tests before kernels run).
 static volatile int g_active = -1;
 
+/// The level VISION_TASKS_KERNELS names ("portable", "avx2", "avx512", "neon"), or -1.
+static int requested_level(void) {
+    const char *name = getenv("VISION_TASKS_KERNELS");
+    if (name == NULL) return -1;
+    if (strcmp(name, "portable") == 0) return CK_ISA_PORTABLE;
+    if (strcmp(name, "avx2") == 0) return CK_ISA_AVX2_FMA;
+    if (strcmp(name, "avx512") == 0) return CK_ISA_AVX512;
+    if (strcmp(name, "neon") == 0) return CK_ISA_NEON;
+    return -1;
+}
+
+/// The CPU's best level, lowered to VISION_TASKS_KERNELS when that names a level below it
+/// (AVX2 on an AVX-512 CPU, or portable); other values are ignored.
+static ck_isa detect_capped(void) {
+    const ck_isa best = detect();
+    const int requested = requested_level();
+    if (requested == CK_ISA_PORTABLE) return CK_ISA_PORTABLE;
+    if (requested == CK_ISA_AVX2_FMA && best == CK_ISA_AVX512) return CK_ISA_AVX2_FMA;
+    return best;
+}
+
 ck_isa ck_detected_isa(void) {
     static volatile int detected = -1;
-    if (detected < 0) detected = (int)detect();
+    if (detected < 0) detected = (int)detect_capped();
     return (ck_isa)detected;
 }
 

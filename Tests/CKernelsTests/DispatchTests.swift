@@ -1,3 +1,4 @@
+import Foundation
 import CKernels
 import XCTest
 
@@ -24,6 +25,9 @@ final class DispatchDetectionTests: XCTestCase {
     /// when avx512f, vl, bw and dq are all there (with avx2, fma and f16c), AVX2 when only those.
     func testDetectedLevelMatchesProcCPUInfo() throws {
         #if os(Linux) && arch(x86_64)
+        if let cap = ProcessInfo.processInfo.environment["VISION_TASKS_KERNELS"] {
+            throw XCTSkip("VISION_TASKS_KERNELS=\(cap) lowers the detected level")
+        }
         guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
               let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
         else { throw XCTSkip("/proc/cpuinfo has no flags line") }

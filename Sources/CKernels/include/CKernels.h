@@ -25,7 +25,9 @@ typedef enum ck_isa {
     CK_ISA_AVX512 = 3,
 } ck_isa;
 
-/// The best level this CPU supports.
+/// The best level this CPU supports, or the lower level the environment variable
+/// VISION_TASKS_KERNELS names ("portable"; "avx2" on an AVX-512 CPU), read once: to compare
+/// the levels in one process, or to keep a CPU off AVX-512.
 ck_isa ck_detected_isa(void);
 
 /// The level kernels currently dispatch to (the detected one unless overridden).
