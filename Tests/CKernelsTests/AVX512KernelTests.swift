@@ -158,7 +158,7 @@ final class AVX512KernelTests: XCTestCase {
         // Pixel counts giving 1 ... 8 vectors of 8 in a tile (odd counts end in a half vector of
         // 16), odd output counts (the last channel without a partner), one and several channel
         // blocks of the input.
-        for (m, n, k) in [(8, 7, 16), (49, 33, 192), (23, 64, 40), (64, 17, 300), (130, 24, 64), (7, 9, 9)] {
+        for (m, n, k) in [(8, 7, 16), (49, 33, 192), (23, 64, 40), (64, 17, 300), (130, 24, 64), (7, 9, 9), (49, 200, 48)] {
             for density: Float in [0.1, 0.4] {
                 let a = randomFloats(m * k, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
                 let weights = randomFloats(n * k, &g).map { Float.random(in: 0..<1, using: &g) < density ? $0 : 0 }

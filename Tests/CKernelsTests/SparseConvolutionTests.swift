@@ -114,7 +114,7 @@ final class SparseConvolutionTests: XCTestCase {
 
     func testThreadCountsGiveIdenticalResults() {
         var g = SeededGenerator(seed: 15)
-        for (m, n, k) in [(49, 96, 200), (300, 40, 64)] {
+        for (m, n, k) in [(49, 96, 200), (300, 40, 64), (49, 200, 48), (20, 1000, 30)] {
             let c = Case(m: m, n: n, k: k, density: 0.25, &g, test: self)
             let e = Epilogue.all[2]
             let single = sparse(c, e)
