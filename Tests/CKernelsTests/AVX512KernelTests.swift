@@ -1,10 +1,12 @@
+import Foundation
 import CKernels
 import XCTest
 
-/// The AVX-512 kernels (GEMM microkernel, fast depthwise path, sparse 1x1 kernel) against the
-/// AVX2 ones and the portable twins, on shapes that reach every AVX-512 special case: tiles of
-/// 1 to 8 rows, panels with 1 to 16 live columns, half-precision panels, odd 8-channel blocks,
-/// sparse tiles with a half vector and an odd output channel. Skipped on CPUs without AVX-512.
+/// The AVX-512 kernels (GEMM microkernel, fast depthwise path, sparse 1x1 kernel, the image
+/// warp's gathered blend) against the AVX2 ones and the portable twins, on shapes that reach
+/// every AVX-512 special case: tiles of 1 to 8 rows, panels with 1 to 16 live columns,
+/// half-precision panels, odd 8-channel blocks, sparse tiles with a half vector and an odd
+/// output channel, warps reaching past every edge. Skipped on CPUs without AVX-512.
 final class AVX512KernelTests: XCTestCase {
     override func tearDown() {
         XCTAssertEqual(ck_set_isa(ck_detected_isa()), 1)
@@ -197,6 +199,39 @@ final class AVX512KernelTests: XCTestCase {
                     assertClose(r.avx512, r.portable, tolerance: 1e-5, "avx512 against portable, \(what)")
                 }
             }
+        }
+    }
+
+    func testImageWarpToFloatBitIdenticalToAVX2AndPortable() throws {
+        try requireAVX512()
+        var g = SeededGenerator(seed: 516)
+        for trial in 0..<60 {
+            let sw = Int.random(in: 1...300, using: &g), sh = Int.random(in: 1...200, using: &g)
+            let channels = Int.random(in: 3...4, using: &g), stride = sw * channels + Int.random(in: 0...2, using: &g)
+            let src = (0..<(stride * sh)).map { _ in UInt8.random(in: 0...255, using: &g) }
+            let dw = Int.random(in: 1...100, using: &g), dh = Int.random(in: 1...60, using: &g)
+            let angle = Double.random(in: 0..<(2 * .pi), using: &g), scale = Double.random(in: 0.2...3, using: &g)
+            var matrix = [scale * cos(angle), -scale * sin(angle), Double.random(in: -20...Double(sw + 20), using: &g),
+                          scale * sin(angle), scale * cos(angle), Double.random(in: -20...Double(sh + 20), using: &g), 0, 0, 1]
+            if trial % 3 == 0 { matrix[6] = 0.0003; matrix[7] = -0.0002 } // a perspective map too
+            let border = trial % 2 == 0 ? CK_BORDER_ZERO : CK_BORDER_REPLICATE
+            let run = { () -> [UInt32] in
+                var out = [Float](repeating: .nan, count: dw * dh * 3)
+                let status = src.withUnsafeBufferPointer { s in
+                    matrix.withUnsafeBufferPointer { m in
+                        out.withUnsafeMutableBufferPointer { d in
+                            ck_warp_perspective_u8_to_f32(s.baseAddress, Int32(sw), Int32(sh), stride, Int32(channels), m.baseAddress,
+                                                          Int32(border.rawValue), 2.0 / 255.0, -1, d.baseAddress, Int32(dw), Int32(dh))
+                        }
+                    }
+                }
+                XCTAssertEqual(status, Int32(CK_WARP_OK))
+                return out.map(\.bitPattern)
+            }
+            let r = atEachLevel(run)
+            let what = "\(sw)x\(sh)x\(channels) -> \(dw)x\(dh), trial \(trial)"
+            XCTAssertEqual(r.avx512, r.avx2, "avx512 against avx2, \(what)")
+            XCTAssertEqual(r.avx512, r.portable, "avx512 against portable, \(what)")
         }
     }
 }
