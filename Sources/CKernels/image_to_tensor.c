@@ -287,10 +287,11 @@ static void convert_row(const uint8_t *in, int n, float scale, float offset, flo
 
 // ---------------------------------------------------------------------------------------
 // AVX-512: 16 output pixels at a time, straight to float. Each pixel's four neighbours are
-// gathered as 32-bit words (their first 3 bytes are the channels), the table's four weights
-// are gathered too, and the blend, rounding, clamp and fmaf are the scalar ones lane by lane,
-// so the result is bit for bit the scalar path's. Groups of 16 with any pixel outside the
-// interior (or whose 4-byte reads could pass the end of the image) take the scalar path.
+// gathered as 32-bit words (their first 3 bytes are the channels): clamped to the edge for a
+// replicated border, left out (as zeros) where outside for a zero border, as the scalar path
+// reads them. The table's four weights are gathered too, and the blend, rounding, clamp and
+// fmaf are the scalar ones lane by lane, so the result is bit for bit the scalar path's. Only
+// groups whose 4-byte reads could pass the end of the image take the scalar path.
 
 #if defined(CK_WARP_X86)
 #define CK_WARP_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
@@ -318,7 +319,7 @@ CK_WARP_AVX512 static void blend_row_f32_avx512(const uint8_t *src, int sw, int 
     const __m512i last = _mm512_set1_epi32((int)((size_t)(sh - 1) * stride + (size_t)sw * (size_t)cn - 4));
     const __m512i lo16 = _mm512_set1_epi32(-32768), hi16 = _mm512_set1_epi32(32767);
     const __m512i tab_mask = _mm512_set1_epi32(kInterTabSize - 1);
-    const __m512i vsw = _mm512_set1_epi32(sw), vsh = _mm512_set1_epi32(sh), minus1 = _mm512_set1_epi32(-1);
+    const __m512i vsw = _mm512_set1_epi32(sw), vsh = _mm512_set1_epi32(sh);
     const __m512 vscale = _mm512_set1_ps(scale), voffset = _mm512_set1_ps(offset);
     // Interleave R, G, B vectors into 48 floats: first R and G, then B placed in between.
     const __m512i rg0 = _mm512_setr_epi32(0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
@@ -327,35 +328,59 @@ CK_WARP_AVX512 static void blend_row_f32_avx512(const uint8_t *src, int sw, int 
     const __m512i b1 = _mm512_setr_epi32(0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15);
     const __m512i rg2 = _mm512_setr_epi32(0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
     const __m512i b2 = _mm512_setr_epi32(26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31);
+    const __m512i zero_i = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
     int i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m512i xs = _mm512_loadu_si512((const void *)(X + i)), ys = _mm512_loadu_si512((const void *)(Y + i));
         const __m512i sx = _mm512_min_epi32(_mm512_max_epi32(_mm512_srai_epi32(xs, kInterBits), lo16), hi16);
         const __m512i sy = _mm512_min_epi32(_mm512_max_epi32(_mm512_srai_epi32(ys, kInterBits), lo16), hi16);
-        const __m512i off = _mm512_add_epi32(_mm512_mullo_epi32(sy, vstride), _mm512_mullo_epi32(sx, vcn));
-        const __m512i off11 = _mm512_add_epi32(off, _mm512_add_epi32(vstride, vcn));
-        const __mmask16 inside = _mm512_cmplt_epu32_mask(sx, width1) & _mm512_cmplt_epu32_mask(sy, height1) &
-                                 _mm512_cmple_epi32_mask(off11, last);
+        const __mmask16 inside = _mm512_cmplt_epu32_mask(sx, width1) & _mm512_cmplt_epu32_mask(sy, height1);
+        // The four neighbours' columns and rows, and which of them are read: inside the image
+        // for a zero border (the others count as 0), all of them clamped to the edge otherwise.
+        __m512i x0 = sx, x1 = _mm512_add_epi32(sx, one), y0 = sy, y1 = _mm512_add_epi32(sy, one);
+        __mmask16 m00 = 0xffff, m01 = 0xffff, m10 = 0xffff, m11 = 0xffff;
         if (inside != 0xffff) {
-            const __mmask16 outside = _mm512_cmpge_epi32_mask(sx, vsw) | _mm512_cmplt_epi32_mask(sx, minus1) |
-                                      _mm512_cmpge_epi32_mask(sy, vsh) | _mm512_cmplt_epi32_mask(sy, minus1);
-            if (border == CK_BORDER_ZERO && outside == 0xffff) {
-                // All 16 pixels and their neighbours outside: zeros (letterbox bands).
-                const __m512 zero = _mm512_fmadd_ps(_mm512_setzero_ps(), vscale, voffset);
-                float *o = out + (size_t)i * 3;
-                _mm512_storeu_ps(o, zero);
-                _mm512_storeu_ps(o + 16, zero);
-                _mm512_storeu_ps(o + 32, zero);
-                continue;
+            if (border == CK_BORDER_ZERO) {
+                const __mmask16 vx0 = _mm512_cmplt_epu32_mask(x0, vsw), vx1 = _mm512_cmplt_epu32_mask(x1, vsw);
+                const __mmask16 vy0 = _mm512_cmplt_epu32_mask(y0, vsh), vy1 = _mm512_cmplt_epu32_mask(y1, vsh);
+                m00 = vx0 & vy0;
+                m01 = vx1 & vy0;
+                m10 = vx0 & vy1;
+                m11 = vx1 & vy1;
+                if ((m00 | m01 | m10 | m11) == 0) {
+                    // All 16 pixels and their neighbours outside: zeros (letterbox bands).
+                    const __m512 zero = _mm512_fmadd_ps(_mm512_setzero_ps(), vscale, voffset);
+                    float *o = out + (size_t)i * 3;
+                    _mm512_storeu_ps(o, zero);
+                    _mm512_storeu_ps(o + 16, zero);
+                    _mm512_storeu_ps(o + 32, zero);
+                    continue;
+                }
+            } else {
+                const __m512i right = _mm512_set1_epi32(sw - 1), bottom = _mm512_set1_epi32(sh - 1);
+                x0 = _mm512_min_epi32(_mm512_max_epi32(x0, zero_i), right);
+                x1 = _mm512_min_epi32(_mm512_max_epi32(x1, zero_i), right);
+                y0 = _mm512_min_epi32(_mm512_max_epi32(y0, zero_i), bottom);
+                y1 = _mm512_min_epi32(_mm512_max_epi32(y1, zero_i), bottom);
             }
+        }
+        // Offsets of the neighbours read (lanes not read may hold anything).
+        const __m512i row0 = _mm512_mullo_epi32(y0, vstride), row1 = _mm512_mullo_epi32(y1, vstride);
+        const __m512i col0 = _mm512_mullo_epi32(x0, vcn), col1 = _mm512_mullo_epi32(x1, vcn);
+        const __m512i o00 = _mm512_add_epi32(row0, col0), o01 = _mm512_add_epi32(row0, col1);
+        const __m512i o10 = _mm512_add_epi32(row1, col0), o11 = _mm512_add_epi32(row1, col1);
+        // 4-byte reads of 3-byte pixels may not start past `last` (only the image's very last
+        // pixel is that close to the end): such groups take the scalar path.
+        if ((_mm512_mask_cmpgt_epi32_mask(m00, o00, last) | _mm512_mask_cmpgt_epi32_mask(m01, o01, last) |
+             _mm512_mask_cmpgt_epi32_mask(m10, o10, last) | _mm512_mask_cmpgt_epi32_mask(m11, o11, last)) != 0) {
             blend_row_u8(src, sw, sh, stride, cn, border, X + i, Y + i, 16, row);
             convert_row(row, 48, scale, offset, out + (size_t)i * 3);
             continue;
         }
-        const __m512i a = _mm512_i32gather_epi32(off, (const void *)src, 1);
-        const __m512i b = _mm512_i32gather_epi32(_mm512_add_epi32(off, vcn), (const void *)src, 1);
-        const __m512i c = _mm512_i32gather_epi32(_mm512_add_epi32(off, vstride), (const void *)src, 1);
-        const __m512i d = _mm512_i32gather_epi32(off11, (const void *)src, 1);
+        const __m512i a = _mm512_mask_i32gather_epi32(zero_i, m00, o00, (const void *)src, 1);
+        const __m512i b = _mm512_mask_i32gather_epi32(zero_i, m01, o01, (const void *)src, 1);
+        const __m512i c = _mm512_mask_i32gather_epi32(zero_i, m10, o10, (const void *)src, 1);
+        const __m512i d = _mm512_mask_i32gather_epi32(zero_i, m11, o11, (const void *)src, 1);
         const __m512i idx = _mm512_slli_epi32(
             _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(ys, tab_mask), kInterBits), _mm512_and_si512(xs, tab_mask)), 2);
         const int32_t *table = &g_weights_q15[0][0];
