@@ -415,24 +415,24 @@ struct PostActivation {
 }
 
 final class BoundGEMM: BoundOperation {
-    var params: ck_gemm_params
+    let params: PinnedParameters<ck_gemm_params>
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
 
     init(params: ck_gemm_params, post: PostActivation, keepAlive: [AlignedBuffer]) {
-        self.params = params
+        self.params = PinnedParameters(params)
         self.post = post
         self.keepAlive = keepAlive
     }
 
     func run(pool: OpaquePointer?) {
-        ck_gemm(&params, pool)
+        ck_gemm(params.pointer, pool)
         post.run()
     }
 }
 
 final class BoundIGEMM: BoundOperation {
-    var params: ck_igemm_params
+    let params: PinnedParameters<ck_igemm_params>
     let indirection: IndirectionBuffer
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
@@ -442,7 +442,7 @@ final class BoundIGEMM: BoundOperation {
 
     init(params: ck_igemm_params, indirection: IndirectionBuffer, post: PostActivation, keepAlive: [AlignedBuffer],
          prepare: (() -> Void)? = nil, patches: RowPatches? = nil) {
-        self.params = params
+        self.params = PinnedParameters(params)
         self.indirection = indirection
         self.post = post
         self.keepAlive = keepAlive
@@ -452,7 +452,7 @@ final class BoundIGEMM: BoundOperation {
 
     func run(pool: OpaquePointer?) {
         prepare?()
-        ck_igemm(&params, pool)
+        ck_igemm(params.pointer, pool)
         post.run()
     }
 }
