@@ -9,16 +9,17 @@
 // term; single-row tiles (matrix-vector products) keep four partial sums over k instead, so
 // their result is independent of the threads but not bit-identical to a multi-row tile's.
 //
-// With AVX-512 a tile is 8 rows x one 16-column panel (one zmm accumulator per row, the same
-// packed panels, half-precision panels widened with vcvtph2ps); the arithmetic rules are the
-// same, only which rows share a tile differs (so a single-row tile can fall on other rows).
+// With AVX-512 a tile is 8 rows x two 16-column panels (16 zmm accumulators; the same packed
+// panels, half-precision panels widened with vcvtph2ps), or x one panel for the last odd panel
+// and the last rows; the arithmetic rules are the same, only which rows share a tile differs
+// (so a single-row tile can fall on other rows).
 #include "ck_internal.h"
 #include "ck_simd8.h"
 
 #define MR CK_GEMM_MR
 #define NR CK_GEMM_NR
-/// Rows per AVX-512 tile: 8 independent accumulators keep both FMA units of a core busy
-/// through the 4-cycle FMA latency.
+/// Rows per AVX-512 tile: 8 (x 2 panels = 16 independent accumulators) keep both FMA units of a
+/// core busy through the 4-cycle FMA latency.
 #define MR512 8
 
 // MARK: - Packing

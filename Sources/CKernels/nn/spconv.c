@@ -273,11 +273,11 @@ CK_SIMD8_FN static void tile_simd(const sp_job *job, size_t i0, size_t V, size_t
 }
 
 #if defined(CK_HAVE_X86)
-/// sp_block with 16 pixels per vector (Z = vectors of 16; HALF: the last one holds 8 pixels, and
-/// lanes past them are neither read nor written), two output channels at a time.
+/// Output channels the AVX-512 kernel runs side by side: 4 x up to 4 vectors of 16 pixels = up
+/// to 16 independent FMA chains.
 #define SP_Z_CHANNELS 4
 /// 16 pixels of a row of xt, or (the last vector of a tile with an odd count of 8-pixel groups)
-/// the first 8 with zeros above: masked loads and stores only where needed (they are slower).
+/// the first 8 with zeros above: masked loads and stores only where needed.
 CK_AVX512_INLINE __m512 sp_load_z(const float *p, int half) {
     return half ? _mm512_maskz_loadu_ps((__mmask16)0x00ff, p) : _mm512_loadu_ps(p);
 }
@@ -339,6 +339,8 @@ CK_AVX512_INLINE void sp_channels_z(const int C, const int Z, const int HALF, co
     }
 }
 
+/// sp_block with 16 pixels per vector (Z = vectors of 16; HALF: the last one holds 8 pixels, and
+/// lanes past them are neither read nor written), SP_Z_CHANNELS output channels at a time.
 CK_AVX512_INLINE void sp_block_z(const int Z, const int HALF, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
                                  const float *xt, float *yt) {
     const uint32_t *seg = job->seg + blk * job->p->n;
