@@ -191,7 +191,7 @@ final class ChromiumPage {
         for _ in 0..<200 {
             if let text = try? String(contentsOf: profile.appendingPathComponent("DevToolsActivePort"), encoding: .utf8),
                 let port = text.split(separator: "\n").first.flatMap({ Int($0) }),
-                let data = try? RawClientTests.RawClient.get(port: port, path: "/json/list"),
+                let data = try? RawClient.get(port: port, path: "/json/list"),
                 let targets = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]],
                 let page = targets.first(where: { $0["type"] as? String == "page" }),
                 let url = page["webSocketDebuggerUrl"] as? String

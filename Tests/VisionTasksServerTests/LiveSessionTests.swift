@@ -1,6 +1,5 @@
 import Foundation
 import HummingbirdTesting
-import HummingbirdWSClient
 import MediaIO
 import NIOCore
 import NIOWebSocket
@@ -95,7 +94,7 @@ final class LiveSessionTests: XCTestCase {
         try await ServerFixture.server().withLive { _, port in
             try await liveSession(port: port) { reader, outbound in
                 _ = try await reader.next(type: "ready")
-                let bad: [(WebSocketOutboundWriter.OutboundFrame, String)] = [
+                let bad: [(LiveClient.Message, String)] = [
                     (.text("garbage {{{"), "badMessage"),
                     (.text("{\"numHands\": 42}"), "badOption"),
                     (.text(String(repeating: "x", count: 5000)), "badMessage"),

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import HummingbirdWSClient
 import Logging
 import MediaIO
 import NIOCore
@@ -73,15 +72,11 @@ enum ServerFixture {
 
 /// Reads a live session's answers as JSON objects.
 struct LiveReader {
-    var iterator: WebSocketInboundMessageStream.AsyncIterator
-
-    init(_ inbound: WebSocketInboundStream) {
-        iterator = inbound.messages(maxSize: 1 << 24).makeAsyncIterator()
-    }
+    let client: LiveClient
 
     /// The next answer; nil when the server closed the session.
     mutating func next() async throws -> [String: Any]? {
-        guard let message = try await iterator.next() else { return nil }
+        guard let message = try await client.next() else { return nil }
         guard case .text(let text) = message else { throw ServerFixture.TestFailure("a binary answer") }
         return try ServerFixture.json(text)
     }
@@ -106,26 +101,22 @@ extension VisionServer {
     }
 }
 
-/// Connects to a live session and runs `body` with the reader and writer; returns the close frame.
+/// Connects to a live session and runs `body` with the reader and writer; then closes (normal
+/// closure) unless `body` did, and returns the server's close frame.
 @discardableResult
 func liveSession(
     port: Int, query: String = "task=gesture", timeLimit: Duration = .seconds(120),
-    _ body: @escaping @Sendable (inout LiveReader, WebSocketOutboundWriter) async throws -> Void
-) async throws -> WebSocketCloseFrame? {
-    var logger = Logger(label: "test-client")
-    logger.logLevel = .warning
+    _ body: @escaping @Sendable (inout LiveReader, LiveClient) async throws -> Void
+) async throws -> LiveClose? {
+    let client = try await offThePool { try LiveClient(port: port, query: query) }
     let session = Task {
-        try await WebSocketClient.connect(
-            url: "ws://localhost:\(port)/v1/live?\(query)", configuration: .init(maxFrameSize: 1 << 24), logger: logger
-        ) { inbound, outbound, _ in
-            var reader = LiveReader(inbound)
-            try await body(&reader, outbound)
-        }
+        var reader = LiveReader(client: client)
+        try await body(&reader, client)
+        return try await client.finish()
     }
-    // Bounded in time, as every test client: a session that never ends (seen once in a full
-    // run: the client waited for an answer for 18 minutes) fails the test instead of hanging
-    // the suite. The stuck task is cancelled and left behind.
-    let outcome = OnceResult<WebSocketCloseFrame?>()
+    // Bounded in time, as every test client: a session that never ends fails the test instead
+    // of hanging the suite.
+    let outcome = OnceResult<LiveClose?>()
     Task {
         do { outcome.set(.success(try await session.value)) } catch { outcome.set(.failure(error)) }
     }
@@ -134,7 +125,10 @@ func liveSession(
         outcome.set(.failure(ServerFixture.TestFailure("the live session did not end within \(timeLimit)")))
     }
     let result = await outcome.value()
-    if case .failure = result { session.cancel() }
+    if case .failure = result {
+        session.cancel()
+        client.abort()
+    }
     return try result.get()
 }
 
