@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -106,22 +107,9 @@ public struct VisionServer: Sendable {
     /// `ServerError` answer (and counted).
     func handle(_ request: Request, context: some RequestContext) async throws -> Response {
         do {
-            guard let name = context.parameters.get("task"), let task = TaskKind(rawValue: name) else {
-                throw ServerError(code: .notFound, message: "no such task; POST to /v1/gesture, /v1/hands or /v1/pose")
-            }
-            let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
-            let settings = try TaskSettings(task: task).applying(pairs.filter { $0.0 != "task" })
-            let limit = configuration.limits.maxImageBytes
-            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
-                throw ServerError(code: .imageTooLarge, message: "the body has \(declared) bytes; the limit is \(limit)")
-            }
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch {
-                throw ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes")
-            }
-            let bytes = Data(body.readableBytesView)
+            let settings = try Self.requestSettings(task: context.parameters.get("task"), uri: request.uri)
+            let bytes = try await Self.requestBody(
+                request.body, contentLength: request.headers[.contentLength], limit: configuration.limits.maxImageBytes)
             await gate.enter()
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FrameRecord, any Error>, Never>) in
                 DispatchQueue.global(qos: .userInitiated).async {
@@ -139,7 +127,35 @@ public struct VisionServer: Sendable {
         }
     }
 
-    private func runRequest(_ bytes: Data, settings: TaskSettings) throws -> FrameRecord {
+    /// The settings of `POST /v1/{task}?...`: `notFound` unless the path names a task, then the
+    /// query's options (`badOption`); a `task` parameter in the query is ignored (the path says).
+    /// Called by `handle` and by the `http` fuzz target.
+    static func requestSettings(task name: String?, uri: URI) throws(ServerError) -> TaskSettings {
+        guard let name, let task = TaskKind(rawValue: name) else {
+            throw ServerError(code: .notFound, message: "no such task; POST to /v1/gesture, /v1/hands or /v1/pose")
+        }
+        return try TaskSettings(task: task).applying(query: uri, ignoring: ["task"])
+    }
+
+    /// A request's body, at most `limit` bytes: `imageTooLarge` when its `Content-Length` header
+    /// declares more (before any of it is read) or when more arrives. Called by `handle` and by
+    /// the `http` fuzz target.
+    static func requestBody(_ body: RequestBody, contentLength: String?, limit: Int) async throws(ServerError) -> Data {
+        if let declared = contentLength.flatMap(Int.init), declared > limit {
+            throw ServerError(code: .imageTooLarge, message: "the body has \(declared) bytes; the limit is \(limit)")
+        }
+        let collected: ByteBuffer
+        do {
+            collected = try await body.collect(upTo: limit)
+        } catch {
+            throw ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes")
+        }
+        return Data(collected.readableBytesView)
+    }
+
+    /// Decodes a request's image and runs an image-mode task on it (the task's errors are
+    /// `taskFailed`).
+    func runRequest(_ bytes: Data, settings: TaskSettings) throws -> FrameRecord {
         let started = DispatchTime.now().uptimeNanoseconds
         let image = try FrameDecoder.decode(bytes, limits: configuration.limits)
         let output: TaskOutput
