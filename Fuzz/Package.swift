@@ -19,6 +19,7 @@ let serverTargetDependencies: [Target.Dependency] = [
     "FuzzSupport", "FuzzServerInput",
     .product(name: "VisionTasksServer", package: visionTasks),
     .product(name: "VisionTasks", package: visionTasks),
+    .product(name: "Hummingbird", package: "hummingbird"),
     .product(name: "HummingbirdCore", package: "hummingbird"),
 ]
 
@@ -58,7 +59,8 @@ let package = Package(
 
         // The live server (VisionTasksServer): the input layouts of the two targets below, shared
         // with FuzzSeeds.
-        .target(name: "FuzzServerInput", dependencies: [.product(name: "VisionTasksServer", package: visionTasks)]),
+        .target(name: "FuzzServerInput", dependencies: [
+            .product(name: "VisionTasksServer", package: visionTasks), .product(name: "MediaIO", package: visionTasks)]),
         // A live WebSocket session: the URL's options, then binary frames and JSON options messages
         // through the session's own message reading, frame decoding and answers.
         .executableTarget(name: "FuzzLive", dependencies: serverTargetDependencies),

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import FuzzServerInput
 import FuzzSupport
+import Hummingbird
 import HummingbirdCore
 import VisionTasks
 @testable import VisionTasksServer
@@ -19,7 +20,8 @@ import VisionTasks
 /// - the answer: an error's status and JSON body, or the result record's JSON.
 ///
 /// Checked beyond "no crash": every request gets a 4xx error with a JSON body naming its code
-/// and a message, or a result; a decoded image is within the byte and pixel limits.
+/// and a message, or a result; a decoded image is within the byte and pixel limits and of the
+/// size `ImageHeader` reads from it (`checkDecoded`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = HTTPRequestInput(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
@@ -34,7 +36,6 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let bytes = try wait { () async throws(ServerError) -> Data in
             try await VisionServer.requestBody(body, contentLength: contentLength, limit: limits.maxImageBytes)
         }.get()
-        fuzzCheck(bytes.count <= limits.maxImageBytes, "a \(bytes.count)-byte body passed the limit")
         if let server = server(limits) {
             let record: FrameRecord
             do {
@@ -45,15 +46,13 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
                 fuzzCheck(false, "runRequest threw something other than a ServerError: \(error)")
                 return 0
             }
-            fuzzCheck(record.width * record.height <= limits.maxImagePixels, "a \(record.width)x\(record.height) image passed the pixel limit")
+            checkDecoded(width: record.width ?? 0, height: record.height ?? 0, bytes: bytes, limits: limits)
             let data = try? FrameRecord.makeEncoder().encode(record)
             let object = data.flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
             fuzzCheck(object?[settings.task.rawValue] != nil, "the result does not encode under its task's key")
         } else {
             let image = try FrameDecoder.decode(bytes, limits: limits)
-            fuzzCheck(
-                image.width > 0 && image.height > 0 && image.width * image.height <= limits.maxImagePixels,
-                "a \(image.width)x\(image.height) image passed the limit of \(limits.maxImagePixels) pixels")
+            checkDecoded(width: image.width, height: image.height, bytes: bytes, limits: limits)
         }
     } catch {
         check(error)
@@ -72,16 +71,21 @@ func check(_ error: ServerError) {
     fuzzCheck(body?["message"] as? String == error.message && !error.message.isEmpty, "the error body's message differs or is empty")
 }
 
+/// The result of an operation that runs on another thread.
+final class ResultBox<T: Sendable, E: Error>: @unchecked Sendable {
+    var result: Result<T, E>?
+}
+
 /// Runs an async operation to completion from libFuzzer's synchronous callback.
 func wait<T: Sendable, E: Error>(_ operation: @escaping @Sendable () async throws(E) -> T) -> Result<T, E> {
-    final class Box: @unchecked Sendable { var result: Result<T, E>? }
-    let box = Box()
+    let box = ResultBox<T, E>()
     let done = DispatchSemaphore(value: 0)
     Task {
         do throws(E) {
-            box.result = .success(try await operation())
+            let value = try await operation()
+            box.result = Result<T, E>.success(value)
         } catch {
-            box.result = .failure(error)
+            box.result = Result<T, E>.failure(error)
         }
         done.signal()
     }

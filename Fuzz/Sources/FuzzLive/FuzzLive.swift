@@ -20,7 +20,8 @@ import VisionTasks
 ///
 /// Checked beyond "no crash": every message gets exactly one answer, every answer encodes to a
 /// JSON object of its type, errors carry a code this path can give and a message, and a frame
-/// that decodes is within the byte and pixel limits the server promises.
+/// that decodes is within the byte and pixel limits the server promises and of the size
+/// `ImageHeader` reads from it (`checkDecoded`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = LiveSessionInput(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
@@ -103,10 +104,7 @@ struct Session {
             } else {
                 image = try FrameDecoder.decode(frame.image, limits: limits)
             }
-            fuzzCheck(frame.image.count <= limits.maxImageBytes, "a \(frame.image.count)-byte image passed the byte limit")
-            fuzzCheck(
-                image.width > 0 && image.height > 0 && image.width * image.height <= limits.maxImagePixels,
-                "a \(image.width)x\(image.height) image passed the limit of \(limits.maxImagePixels) pixels")
+            checkDecoded(width: image.width, height: image.height, bytes: frame.image, limits: limits)
         } catch {
             checkError(error, timestamp: timestamp, allowed: [.badImage, .imageTooLarge, .taskFailed])
         }

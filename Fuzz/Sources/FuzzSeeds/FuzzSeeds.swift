@@ -422,6 +422,13 @@ func serverSeeds(_ seeds: inout SeedWriter, media: URL) throws {
                 tight: tight, query: "task=gesture", messages: [message, liveFrame(jpeg, timestamp: 100)]))
         }
     }
+    // Regression (fixed): stray bytes before a JPEG's frame header, which libjpeg skips, hid the
+    // header from ImageHeader and the pixel limit was never applied (FrameLimitTests has the same).
+    let stray = strayBytesBeforeFrameHeader(overLimit.first?.1 ?? jpeg)
+    try seeds.add("live", "regression-stray-bytes-before-sof", LiveSessionInput.encode(
+        tight: true, query: "task=gesture", messages: [liveFrame(stray, timestamp: 1)]))
+    try seeds.add("http", "regression-stray-bytes-before-sof", HTTPRequestInput.encode(
+        tight: true, target: "/v1/gesture", contentLength: String(stray.count), body: stray))
     for query in ["task=faces", "numHands=99", "minHandDetectionConfidence=2", "colour=blue", "numHands=%32&mirrored=tr%75e", "task"] {
         try seeds.add("live", "query-\(query)", LiveSessionInput.encode(tight: false, query: query, messages: [liveFrame(jpeg, timestamp: 1)]))
     }
@@ -456,4 +463,11 @@ func serverSeeds(_ seeds: inout SeedWriter, media: URL) throws {
                 tight: tight, target: target, contentLength: length, body: body))
         }
     }
+}
+
+/// A JPEG with the 93 stray bytes `scripts/fuzz http` put before its SOF0 marker (45 zeros, 48
+/// times 0xA4), as `FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader` makes it.
+func strayBytesBeforeFrameHeader(_ jpeg: [UInt8]) -> [UInt8] {
+    guard let sof = (2..<max(2, jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else { return jpeg }
+    return Array(jpeg[..<sof]) + [UInt8](repeating: 0, count: 45) + [UInt8](repeating: 0xA4, count: 48) + Array(jpeg[sof...])
 }

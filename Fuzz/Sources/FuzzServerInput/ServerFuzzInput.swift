@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 import VisionTasksServer
 
 /// The layouts of the `live` and `http` fuzz inputs, shared by the two targets (which read
@@ -128,4 +129,21 @@ public func checkAnswer(_ text: String?, type: String) -> [String: Any] {
     }
     fuzzCheck(answer["type"] as? String == type, "expected a \(type) answer: \(text)")
     return answer
+}
+
+/// A decoded image, checked against the server's promises: within the pixel limit, and of the
+/// size `ImageHeader` reads from the same bytes (the server's early refusal relies on the header
+/// scan finding what the decoder finds; EXIF orientation may swap the sides).
+public func checkDecoded(width: Int, height: Int, bytes: Data, limits: ServerLimits) {
+    fuzzCheck(bytes.count <= limits.maxImageBytes, "a \(bytes.count)-byte image passed the byte limit of \(limits.maxImageBytes)")
+    fuzzCheck(
+        width > 0 && height > 0 && width * height <= limits.maxImagePixels,
+        "a \(width)x\(height) image passed the limit of \(limits.maxImagePixels) pixels")
+    guard let header = ImageHeader.dimensions(of: bytes) else {
+        fuzzCheck(false, "a \(width)x\(height) image decoded, but ImageHeader found no size in it")
+        return
+    }
+    fuzzCheck(
+        Set([header.width, header.height]) == Set([width, height]),
+        "ImageHeader read \(header.width)x\(header.height) from an image that decoded as \(width)x\(height)")
 }
