@@ -50,9 +50,13 @@ let package = Package(
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        // libavdevice: V4L2 cameras (and FFmpeg's other capture devices) as live sources.
         .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"]), .brew(["ffmpeg"])]),
+            name: "CFFmpeg", pkgConfig: "libavformat libavcodec libswscale libavutil libavdevice",
+            providers: [
+                .apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libavdevice-dev"]),
+                .brew(["ffmpeg"]),
+            ]),
 
         // MediaPipe Tasks Vision compatible API: bundles, images from pixels in memory (pixel
         // formats and conversions), hand landmarks, gestures, pose. No system libraries: a package

@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 import MediaIO
 import VisionTasks
 
@@ -78,8 +79,10 @@ struct LiveBenchmark {
                         reference: options.compareWithMediaPipe ? reference : "MediaPipe (not run)",
                         theirs: median(theirTotal)))
                     let format = { (values: [Double]) in formatMilliseconds(median(values)) }
+                    let other = (0..<ours.task.count).map { ours.task[$0] - ours.models[$0] - ours.imageToTensor[$0] }
                     stageNotes.append(
-                        "| \(size.width)x\(size.height) | \(configuration.name) | \(threads) | \(format(ours.decode)) | \(format(ours.task)) | "
+                        "| \(size.width)x\(size.height) | \(configuration.name) | \(threads) | \(format(ours.decode)) | "
+                            + "\(format(ours.imageToTensor)) | \(format(ours.models)) | \(format(other)) | \(format(ours.task)) | "
                             + "\(format(total)) | \(theirs.map { format($0.decode) } ?? "n/a") | \(theirs.map { format($0.task) } ?? "n/a") | "
                             + "\(format(theirTotal)) |")
                 }
@@ -87,12 +90,15 @@ struct LiveBenchmark {
         }
         result.details.append(
             "## live: stages per frame (medians, ms)\n\n"
-                + "| frames | configuration | threads | ours: decode | ours: task | ours: total | MediaPipe: decode | MediaPipe: task | MediaPipe: total |\n"
-                + "|---|---|---|---|---|---|---|---|---|\n" + stageNotes.joined(separator: "\n"))
+                + "| frames | configuration | threads | ours: decode | ours: crop-rotate-resize | ours: models | ours: rest of task | ours: task | ours: total | MediaPipe: decode | MediaPipe: task | MediaPipe: total |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|\n" + stageNotes.joined(separator: "\n"))
         result.notes.append(
             "live: the first \(options.liveFrames) frames of \(Self.clip) scaled to each size and JPEG-encoded (quality 90); "
                 + "decode = JPEG bytes to RGB pixels (ours: MediaIO/libjpeg; MediaPipe's side: cv2.imdecode + BGR->RGB); "
-                + "task = the task call (crop-rotate-resize, models, post-processing); total = decode + task per frame.")
+                + "task = the task call (crop-rotate-resize, models, post-processing); total = decode + task per frame. "
+                + "In the stage table the task is split into crop-rotate-resize (image to each model's input tensor), models "
+                + "(interpreter invocations) and the rest (detection decoding, tracking, landmark projection, gesture classification "
+                + "input, result building), each a median over the frames (so the parts need not add up to the task's median exactly).")
         result.details.append(try firstFrame(frames: frames, store: store))
         return result
     }
@@ -141,20 +147,26 @@ struct LiveBenchmark {
         return try PixelBuffer(width: width, height: height, format: .rgb8, bytes: bytes)
     }
 
-    /// Our two stages for every frame, after two untimed frames.
+    /// Our stages for every frame: decode, the task call, and within the task the time in
+    /// crop-rotate-resize and in the models (`StageStopwatch`).
     private func time(_ configuration: Configuration, bundle: URL, frames: [[UInt8]], threads: Int) throws
-        -> (decode: [Double], task: [Double]) {
+        -> (decode: [Double], task: [Double], models: [Double], imageToTensor: [Double]) {
         let task = try BenchmarkTask.make(configuration.task, video: configuration.video, bundle: bundle, threads: threads)
-        var decode: [Double] = [], taskTimes: [Double] = []
+        var decode: [Double] = [], taskTimes: [Double] = [], models: [Double] = [], crops: [Double] = []
+        defer { StageStopwatch.reset(enabled: false) }
         for (index, bytes) in frames.enumerated() {
             var image: MPImage?
             let decodeTime = try milliseconds { image = MPImage(pixelBuffer: try ImageDecoder.decode(bytes).pixels) }
             guard let image else { continue }
+            StageStopwatch.reset(enabled: true)
             let taskTime = try milliseconds { _ = try task(image, index * 33) }
+            let stages = StageStopwatch.totals
             decode.append(decodeTime)
             taskTimes.append(taskTime)
+            models.append((stages[.models] ?? 0) * 1000)
+            crops.append((stages[.imageToTensor] ?? 0) * 1000)
         }
-        return (decode, taskTimes)
+        return (decode, taskTimes, models, crops)
     }
 
     private func bundle(for task: String, _ store: ModelStore) throws -> URL {

@@ -1,6 +1,7 @@
 #ifndef VISIONTASKS_CFFMPEG_SHIM_H
 #define VISIONTASKS_CFFMPEG_SHIM_H
 #include <libavformat/avformat.h>
+#include <libavdevice/avdevice.h>
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
 #include <libavutil/imgutils.h>

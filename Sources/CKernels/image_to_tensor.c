@@ -182,7 +182,7 @@ static void perspective_row_avx2(const double *M, int y, int width, int bw0, int
 
 static void perspective_row(const double *M, int y, int width, int bw0, int32_t *X, int32_t *Y) {
 #if defined(CK_WARP_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         perspective_row_avx2(M, y, width, bw0, X, Y);
         return;
     }
@@ -277,13 +277,131 @@ static void convert_row_avx2(const uint8_t *in, int n, float scale, float offset
 
 static void convert_row(const uint8_t *in, int n, float scale, float offset, float *out) {
 #if defined(CK_WARP_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         convert_row_avx2(in, n, scale, offset, out);
         return;
     }
 #endif
     convert_row_portable(in, n, scale, offset, out);
 }
+
+// ---------------------------------------------------------------------------------------
+// AVX-512: 16 output pixels at a time, straight to float. Each pixel's four neighbours are
+// gathered as 32-bit words (their first 3 bytes are the channels): clamped to the edge for a
+// replicated border, left out (as zeros) where outside for a zero border, as the scalar path
+// reads them. The table's four weights are gathered too, and the blend, rounding, clamp and
+// fmaf are the scalar ones lane by lane, so the result is bit for bit the scalar path's. Only
+// groups whose 4-byte reads could pass the end of the image take the scalar path.
+
+#if defined(CK_WARP_X86)
+#define CK_WARP_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+
+/// round((p00 w0 + p01 w1 + p10 w2 + p11 w3) / 2^15) clamped to 0...255, for channel byte `shift`.
+CK_WARP_AVX512 static inline __m512i blend_channel_z(__m512i a, __m512i b, __m512i c, __m512i d, __m512i w0,
+                                                    __m512i w1, __m512i w2, __m512i w3, int shift) {
+    const __m512i mask = _mm512_set1_epi32(0xff);
+    __m512i v = _mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(a, (unsigned)shift), mask), w0);
+    v = _mm512_add_epi32(v, _mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(b, (unsigned)shift), mask), w1));
+    v = _mm512_add_epi32(v, _mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(c, (unsigned)shift), mask), w2));
+    v = _mm512_add_epi32(v, _mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(d, (unsigned)shift), mask), w3));
+    v = _mm512_srai_epi32(_mm512_add_epi32(v, _mm512_set1_epi32(1 << (kCoefBits - 1))), kCoefBits);
+    return _mm512_min_epi32(_mm512_max_epi32(v, _mm512_setzero_si512()), _mm512_set1_epi32(255));
+}
+
+/// One row of n pixels to float (fmaf(value, scale, offset) per channel), 16 pixels at a time
+/// where all 16 lie inside; `row` is scratch for the scalar groups.
+CK_WARP_AVX512 static void blend_row_f32_avx512(const uint8_t *src, int sw, int sh, size_t stride, int cn, int border,
+                                                const int32_t *X, const int32_t *Y, int n, float scale, float offset,
+                                                uint8_t *row, float *out) {
+    const __m512i width1 = _mm512_set1_epi32(sw > 1 ? sw - 1 : 0), height1 = _mm512_set1_epi32(sh > 1 ? sh - 1 : 0);
+    const __m512i vstride = _mm512_set1_epi32((int)stride), vcn = _mm512_set1_epi32(cn);
+    // The last offset a 4-byte read may start at.
+    const __m512i last = _mm512_set1_epi32((int)((size_t)(sh - 1) * stride + (size_t)sw * (size_t)cn - 4));
+    const __m512i lo16 = _mm512_set1_epi32(-32768), hi16 = _mm512_set1_epi32(32767);
+    const __m512i tab_mask = _mm512_set1_epi32(kInterTabSize - 1);
+    const __m512i vsw = _mm512_set1_epi32(sw), vsh = _mm512_set1_epi32(sh);
+    const __m512 vscale = _mm512_set1_ps(scale), voffset = _mm512_set1_ps(offset);
+    // Interleave R, G, B vectors into 48 floats: first R and G, then B placed in between.
+    const __m512i rg0 = _mm512_setr_epi32(0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5);
+    const __m512i b0 = _mm512_setr_epi32(0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15);
+    const __m512i rg1 = _mm512_setr_epi32(21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26);
+    const __m512i b1 = _mm512_setr_epi32(0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15);
+    const __m512i rg2 = _mm512_setr_epi32(0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0);
+    const __m512i b2 = _mm512_setr_epi32(26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31);
+    const __m512i zero_i = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512i xs = _mm512_loadu_si512((const void *)(X + i)), ys = _mm512_loadu_si512((const void *)(Y + i));
+        const __m512i sx = _mm512_min_epi32(_mm512_max_epi32(_mm512_srai_epi32(xs, kInterBits), lo16), hi16);
+        const __m512i sy = _mm512_min_epi32(_mm512_max_epi32(_mm512_srai_epi32(ys, kInterBits), lo16), hi16);
+        const __mmask16 inside = _mm512_cmplt_epu32_mask(sx, width1) & _mm512_cmplt_epu32_mask(sy, height1);
+        // The four neighbours' columns and rows, and which of them are read: inside the image
+        // for a zero border (the others count as 0), all of them clamped to the edge otherwise.
+        __m512i x0 = sx, x1 = _mm512_add_epi32(sx, one), y0 = sy, y1 = _mm512_add_epi32(sy, one);
+        __mmask16 m00 = 0xffff, m01 = 0xffff, m10 = 0xffff, m11 = 0xffff;
+        if (inside != 0xffff) {
+            if (border == CK_BORDER_ZERO) {
+                const __mmask16 vx0 = _mm512_cmplt_epu32_mask(x0, vsw), vx1 = _mm512_cmplt_epu32_mask(x1, vsw);
+                const __mmask16 vy0 = _mm512_cmplt_epu32_mask(y0, vsh), vy1 = _mm512_cmplt_epu32_mask(y1, vsh);
+                m00 = vx0 & vy0;
+                m01 = vx1 & vy0;
+                m10 = vx0 & vy1;
+                m11 = vx1 & vy1;
+                if ((m00 | m01 | m10 | m11) == 0) {
+                    // All 16 pixels and their neighbours outside: zeros (letterbox bands).
+                    const __m512 zero = _mm512_fmadd_ps(_mm512_setzero_ps(), vscale, voffset);
+                    float *o = out + (size_t)i * 3;
+                    _mm512_storeu_ps(o, zero);
+                    _mm512_storeu_ps(o + 16, zero);
+                    _mm512_storeu_ps(o + 32, zero);
+                    continue;
+                }
+            } else {
+                const __m512i right = _mm512_set1_epi32(sw - 1), bottom = _mm512_set1_epi32(sh - 1);
+                x0 = _mm512_min_epi32(_mm512_max_epi32(x0, zero_i), right);
+                x1 = _mm512_min_epi32(_mm512_max_epi32(x1, zero_i), right);
+                y0 = _mm512_min_epi32(_mm512_max_epi32(y0, zero_i), bottom);
+                y1 = _mm512_min_epi32(_mm512_max_epi32(y1, zero_i), bottom);
+            }
+        }
+        // Offsets of the neighbours read (lanes not read may hold anything).
+        const __m512i row0 = _mm512_mullo_epi32(y0, vstride), row1 = _mm512_mullo_epi32(y1, vstride);
+        const __m512i col0 = _mm512_mullo_epi32(x0, vcn), col1 = _mm512_mullo_epi32(x1, vcn);
+        const __m512i o00 = _mm512_add_epi32(row0, col0), o01 = _mm512_add_epi32(row0, col1);
+        const __m512i o10 = _mm512_add_epi32(row1, col0), o11 = _mm512_add_epi32(row1, col1);
+        // 4-byte reads of 3-byte pixels may not start past `last` (only the image's very last
+        // pixel is that close to the end): such groups take the scalar path.
+        if ((_mm512_mask_cmpgt_epi32_mask(m00, o00, last) | _mm512_mask_cmpgt_epi32_mask(m01, o01, last) |
+             _mm512_mask_cmpgt_epi32_mask(m10, o10, last) | _mm512_mask_cmpgt_epi32_mask(m11, o11, last)) != 0) {
+            blend_row_u8(src, sw, sh, stride, cn, border, X + i, Y + i, 16, row);
+            convert_row(row, 48, scale, offset, out + (size_t)i * 3);
+            continue;
+        }
+        const __m512i a = _mm512_mask_i32gather_epi32(zero_i, m00, o00, (const void *)src, 1);
+        const __m512i b = _mm512_mask_i32gather_epi32(zero_i, m01, o01, (const void *)src, 1);
+        const __m512i c = _mm512_mask_i32gather_epi32(zero_i, m10, o10, (const void *)src, 1);
+        const __m512i d = _mm512_mask_i32gather_epi32(zero_i, m11, o11, (const void *)src, 1);
+        const __m512i idx = _mm512_slli_epi32(
+            _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(ys, tab_mask), kInterBits), _mm512_and_si512(xs, tab_mask)), 2);
+        const int32_t *table = &g_weights_q15[0][0];
+        const __m512i w0 = _mm512_i32gather_epi32(idx, (const void *)table, 4);
+        const __m512i w1 = _mm512_i32gather_epi32(_mm512_add_epi32(idx, _mm512_set1_epi32(1)), (const void *)table, 4);
+        const __m512i w2 = _mm512_i32gather_epi32(_mm512_add_epi32(idx, _mm512_set1_epi32(2)), (const void *)table, 4);
+        const __m512i w3 = _mm512_i32gather_epi32(_mm512_add_epi32(idx, _mm512_set1_epi32(3)), (const void *)table, 4);
+        const __m512 r = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_z(a, b, c, d, w0, w1, w2, w3, 0)), vscale, voffset);
+        const __m512 g = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_z(a, b, c, d, w0, w1, w2, w3, 8)), vscale, voffset);
+        const __m512 bl = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_z(a, b, c, d, w0, w1, w2, w3, 16)), vscale, voffset);
+        float *o = out + (size_t)i * 3;
+        _mm512_storeu_ps(o, _mm512_permutex2var_ps(_mm512_permutex2var_ps(r, rg0, g), b0, bl));
+        _mm512_storeu_ps(o + 16, _mm512_permutex2var_ps(_mm512_permutex2var_ps(r, rg1, g), b1, bl));
+        _mm512_storeu_ps(o + 32, _mm512_permutex2var_ps(_mm512_permutex2var_ps(r, rg2, g), b2, bl));
+    }
+    if (i < n) {
+        blend_row_u8(src, sw, sh, stride, cn, border, X + i, Y + i, n - i, row);
+        convert_row(row, (n - i) * 3, scale, offset, out + (size_t)i * 3);
+    }
+}
+#endif
 
 // ---------------------------------------------------------------------------------------
 // Entry points.
@@ -322,11 +440,20 @@ static int warp_perspective(const uint8_t *src, int sw, int sh, size_t stride, i
     }
     int32_t *X = coords, *Y = coords + dw;
     const int bw0 = perspective_block_width(dw, dh);
+#if defined(CK_WARP_X86)
+    // The gathers take 32-bit offsets: images up to 2 GB.
+    const int gathers = ck_active_isa() == CK_ISA_AVX512 && (size_t)sh * stride < ((size_t)1 << 31);
+#endif
     for (int y = 0; y < dh; y++) {
         perspective_row(m, y, dw, bw0, X, Y);
         if (dst_u8) {
             blend_row_u8(src, sw, sh, stride, cn, border, X, Y, dw,
                          dst_u8 + (size_t)y * (size_t)dw * 3);
+#if defined(CK_WARP_X86)
+        } else if (gathers) {
+            blend_row_f32_avx512(src, sw, sh, stride, cn, border, X, Y, dw, scale, offset, row,
+                                 dst_f32 + (size_t)y * (size_t)dw * 3);
+#endif
         } else {
             blend_row_u8(src, sw, sh, stride, cn, border, X, Y, dw, row);
             convert_row(row, dw * 3, scale, offset, dst_f32 + (size_t)y * (size_t)dw * 3);

@@ -3,9 +3,13 @@
 // Each kernel body is written once as an always-inline function and instantiated twice: for
 // the portable target and under __attribute__((target("avx2,fma"))), where the compiler
 // vectorises the 8-lane loops with 256-bit integer instructions. ck_active_isa() picks one.
+// The inverse DCT has an explicit AVX2 version (the same wrapping 32-bit arithmetic on 8
+// lanes, with two 8x8 transposes): the compiler's vectorisation of the portable body kept its
+// transposes and byte stores scalar.
 #include "ck_jpeg.h"
 #include "CKernels.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -140,16 +144,125 @@ static void idct_blocks_portable(const int16_t *coef, size_t count, const uint16
 }
 
 #if defined(CK_JPEG_X86)
+#include <immintrin.h>
+
+/// idct_1d_lanes on 8 vectors of 8 lanes (wrapping 32-bit products and sums, like the uint32
+/// arithmetic there).
+CK_AVX2 static inline __attribute__((always_inline)) void idct_1d_avx2(const __m256i s[8], __m256i e[4], __m256i o[4]) {
+#define K(c) _mm256_set1_epi32(c)
+    const __m256i z = _mm256_mullo_epi32(_mm256_add_epi32(s[2], s[6]), K(K_0_541196100));
+    const __m256i even2 = _mm256_add_epi32(z, _mm256_mullo_epi32(s[6], K(K_M1_847759065)));
+    const __m256i even3 = _mm256_add_epi32(z, _mm256_mullo_epi32(s[2], K(K_0_765366865)));
+    const __m256i even0 = _mm256_slli_epi32(_mm256_add_epi32(s[0], s[4]), 12);
+    const __m256i even1 = _mm256_slli_epi32(_mm256_sub_epi32(s[0], s[4]), 12);
+    e[0] = _mm256_add_epi32(even0, even3);
+    e[3] = _mm256_sub_epi32(even0, even3);
+    e[1] = _mm256_add_epi32(even1, even2);
+    e[2] = _mm256_sub_epi32(even1, even2);
+    const __m256i a73 = _mm256_add_epi32(s[7], s[3]), a51 = _mm256_add_epi32(s[5], s[1]);
+    const __m256i a71 = _mm256_add_epi32(s[7], s[1]), a53 = _mm256_add_epi32(s[5], s[3]);
+    const __m256i zc = _mm256_mullo_epi32(_mm256_add_epi32(a73, a51), K(K_1_175875602));
+    const __m256i m71 = _mm256_add_epi32(zc, _mm256_mullo_epi32(a71, K(K_M0_899976223)));
+    const __m256i m53 = _mm256_add_epi32(zc, _mm256_mullo_epi32(a53, K(K_M2_562915447)));
+    const __m256i m73 = _mm256_mullo_epi32(a73, K(K_M1_961570560));
+    const __m256i m51 = _mm256_mullo_epi32(a51, K(K_M0_390180644));
+    o[0] = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(s[7], K(K_0_298631336)), m71), m73);
+    o[1] = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(s[5], K(K_2_053119869)), m53), m51);
+    o[2] = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(s[3], K(K_3_072711026)), m53), m73);
+    o[3] = _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(s[1], K(K_1_501321110)), m71), m51);
+#undef K
+}
+
+/// The 8 outputs of a pass, (e + bias +- o) >> shift, in output order.
+CK_AVX2 static inline __attribute__((always_inline)) void idct_descale_avx2(const __m256i e[4], const __m256i o[4], int32_t bias,
+                                                                            int shift, __m256i out[8]) {
+    const __m256i b = _mm256_set1_epi32(bias);
+    for (int i = 0; i < 4; i++) {
+        const __m256i eb = _mm256_add_epi32(e[i], b);
+        out[i] = _mm256_srai_epi32(_mm256_add_epi32(eb, o[3 - i]), shift);
+        out[7 - i] = _mm256_srai_epi32(_mm256_sub_epi32(eb, o[3 - i]), shift);
+    }
+}
+
+/// Transposes the 8x8 matrix of 32-bit lanes whose rows are r[0..7] in place.
+CK_AVX2 static inline __attribute__((always_inline)) void idct_transpose_avx2(__m256i r[8]) {
+    __m256 v[8];
+    for (int i = 0; i < 8; i++) v[i] = _mm256_castsi256_ps(r[i]);
+    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    r[0] = _mm256_castps_si256(_mm256_permute2f128_ps(s0, s4, 0x20));
+    r[1] = _mm256_castps_si256(_mm256_permute2f128_ps(s1, s5, 0x20));
+    r[2] = _mm256_castps_si256(_mm256_permute2f128_ps(s2, s6, 0x20));
+    r[3] = _mm256_castps_si256(_mm256_permute2f128_ps(s3, s7, 0x20));
+    r[4] = _mm256_castps_si256(_mm256_permute2f128_ps(s0, s4, 0x31));
+    r[5] = _mm256_castps_si256(_mm256_permute2f128_ps(s1, s5, 0x31));
+    r[6] = _mm256_castps_si256(_mm256_permute2f128_ps(s2, s6, 0x31));
+    r[7] = _mm256_castps_si256(_mm256_permute2f128_ps(s3, s7, 0x31));
+}
+
+/// idct_block_body with explicit AVX2: the same passes on 8 lanes, two transposes, then the
+/// rows clamped to 0...255 and stored 8 bytes each.
+CK_AVX2 static inline __attribute__((always_inline)) void idct_block_avx2(const int16_t *coef, const uint16_t *quant,
+                                                                          uint8_t *out, ptrdiff_t stride) {
+    __m256i v[8], e[4], o[4];
+    // A block whose 63 AC coefficients are zero (common in flat areas and in chroma) comes out
+    // as one value: the passes below with only the DC term, done in scalar.
+    __m256i any = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(const void *)coef),
+                                   _mm256_setr_epi16(0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    any = _mm256_or_si256(any, _mm256_loadu_si256((const __m256i *)(const void *)(coef + 16)));
+    any = _mm256_or_si256(any, _mm256_loadu_si256((const __m256i *)(const void *)(coef + 32)));
+    any = _mm256_or_si256(any, _mm256_loadu_si256((const __m256i *)(const void *)(coef + 48)));
+    if (_mm256_testz_si256(any, any)) {
+        const uint32_t dc = (uint32_t)(int32_t)(int16_t)((int32_t)coef[0] * (int32_t)quant[0]);
+        const int32_t mid = (int32_t)(dc * 4096u + 512u) >> 10;
+        const uint8_t value = clamp_u8((int32_t)((uint32_t)mid * 4096u + (uint32_t)(65536 + (128 << 17))) >> 17);
+        const __m128i row = _mm_set1_epi8((char)value);
+        for (int r = 0; r < 8; r++) _mm_storel_epi64((__m128i *)(void *)(out + r * stride), row);
+        return;
+    }
+    for (int k = 0; k < 8; k++) {
+        // The low 16 bits of coefficient x step, sign-extended: the truncation to `short`.
+        const __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(coef + 8 * k));
+        const __m128i q = _mm_loadu_si128((const __m128i *)(const void *)(quant + 8 * k));
+        v[k] = _mm256_cvtepi16_epi32(_mm_mullo_epi16(c, q));
+    }
+    idct_1d_avx2(v, e, o);
+    idct_descale_avx2(e, o, 512, 10, v); // v[x]: column pass output row x, lanes = columns
+    idct_transpose_avx2(v);              // v[u]: frequency u of every row, lanes = rows
+    idct_1d_avx2(v, e, o);
+    idct_descale_avx2(e, o, 65536 + (128 << 17), 17, v); // v[x]: output column x, lanes = rows
+    const __m256i zero = _mm256_setzero_si256(), max = _mm256_set1_epi32(255);
+    for (int i = 0; i < 8; i++) v[i] = _mm256_min_epi32(_mm256_max_epi32(v[i], zero), max);
+    idct_transpose_avx2(v); // v[r]: output row r
+    for (int r = 0; r < 8; r += 4) {
+        // Rows r, r+1 and r+2, r+3 to 16-bit, then all four to bytes: [r | r+2 | r+1 | r+3].
+        const __m256i a = _mm256_permute4x64_epi64(_mm256_packus_epi32(v[r], v[r + 1]), 0xd8);
+        const __m256i b = _mm256_permute4x64_epi64(_mm256_packus_epi32(v[r + 2], v[r + 3]), 0xd8);
+        const __m256i bytes = _mm256_packus_epi16(a, b);
+        const __m128i lo = _mm256_castsi256_si128(bytes), hi = _mm256_extracti128_si256(bytes, 1);
+        _mm_storel_epi64((__m128i *)(void *)(out + r * stride), lo);
+        _mm_storel_epi64((__m128i *)(void *)(out + (r + 2) * stride), _mm_unpackhi_epi64(lo, lo));
+        _mm_storel_epi64((__m128i *)(void *)(out + (r + 1) * stride), hi);
+        _mm_storel_epi64((__m128i *)(void *)(out + (r + 3) * stride), _mm_unpackhi_epi64(hi, hi));
+    }
+}
+
 CK_AVX2 static void idct_blocks_avx2(const int16_t *coef, size_t count, const uint16_t *quant,
                                      uint8_t *out, ptrdiff_t stride) {
-    idct_blocks_body(coef, count, quant, out, stride);
+    for (size_t b = 0; b < count; b++) idct_block_avx2(coef + 64 * b, quant, out + 8 * b, stride);
 }
 #endif
 
 void ck_jpeg_idct_blocks(const int16_t *coefficients, size_t count, const uint16_t quant[64],
                          uint8_t *out, ptrdiff_t stride) {
 #if defined(CK_JPEG_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         idct_blocks_avx2(coefficients, count, quant, out, stride);
         return;
     }
@@ -236,7 +349,7 @@ void ck_jpeg_upsample_row(const uint8_t *near, const uint8_t *far, size_t lowWid
                           int v, uint8_t *out) {
     if (lowWidth == 0) return;
 #if defined(CK_JPEG_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         upsample_avx2(near, far, lowWidth, h, v, out);
         return;
     }
@@ -286,7 +399,7 @@ CK_AVX2 static void ycbcr_avx2(const uint8_t *y, const uint8_t *cb, const uint8_
 void ck_jpeg_ycbcr_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t *cr,
                               size_t count, uint8_t *rgb) {
 #if defined(CK_JPEG_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         ycbcr_avx2(y, cb, cr, count, rgb);
         return;
     }
@@ -301,6 +414,48 @@ void ck_jpeg_interleave_rgb_row(const uint8_t *r, const uint8_t *g, const uint8_
         rgb[3 * i + 1] = g[i];
         rgb[3 * i + 2] = b[i];
     }
+}
+
+int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t width, size_t height,
+                          uint8_t *rgb) {
+    uint8_t *scratch[3] = {NULL, NULL, NULL};
+    for (int c = 0; c < 3; c++) {
+        if (planes[c].h == 1 && planes[c].v == 1) continue; // rows are read in place
+        scratch[c] = (uint8_t *)malloc(planes[c].low_width * (size_t)planes[c].h + 8);
+        if (scratch[c] == NULL) {
+            for (int i = 0; i < 3; i++) free(scratch[i]);
+            return 1;
+        }
+    }
+    for (size_t y = 0; y < height; y++) {
+        const uint8_t *row[3];
+        for (int c = 0; c < 3; c++) {
+            const ck_jpeg_plane *pl = &planes[c];
+            size_t near, far;
+            if (pl->v == 2) {
+                near = y / 2;
+                far = y % 2 == 0 ? (near > 0 ? near - 1 : 0) : (near + 1 < pl->low_height ? near + 1 : pl->low_height - 1);
+            } else {
+                near = y / (size_t)pl->v;
+                if (near >= pl->low_height) near = pl->low_height - 1;
+                far = near;
+            }
+            if (scratch[c] == NULL) {
+                row[c] = pl->samples + near * pl->stride;
+            } else {
+                ck_jpeg_upsample_row(pl->samples + near * pl->stride, pl->samples + far * pl->stride, pl->low_width,
+                                     pl->h, pl->v, scratch[c]);
+                row[c] = scratch[c];
+            }
+        }
+        if (is_rgb) {
+            ck_jpeg_interleave_rgb_row(row[0], row[1], row[2], width, rgb + y * width * 3);
+        } else {
+            ck_jpeg_ycbcr_to_rgb_row(row[0], row[1], row[2], width, rgb + y * width * 3);
+        }
+    }
+    for (int c = 0; c < 3; c++) free(scratch[c]);
+    return 0;
 }
 
 // x * k / 255 with rounding, as t = x*k + 128; (t + (t >> 8)) >> 8.

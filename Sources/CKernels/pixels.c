@@ -68,7 +68,7 @@ CK_AVX2 static void packed_avx2(const uint8_t *src, ptrdiff_t ss, ck_packed_form
 void ck_packed_to_rgb8(const uint8_t *src, ptrdiff_t srcStride, ck_packed_format format,
                        size_t width, size_t height, uint8_t *dst, ptrdiff_t dstStride) {
 #if defined(CK_PIX_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         packed_avx2(src, srcStride, format, width, height, dst, dstStride);
         return;
     }
@@ -125,7 +125,7 @@ void ck_nv12_to_rgb8(const uint8_t *yPlane, ptrdiff_t yStride, const uint8_t *cb
                      uint8_t *dst, ptrdiff_t dstStride) {
     const nv12_coefficients *k = videoRange ? &kVideoRange : &kFullRange;
 #if defined(CK_PIX_X86)
-    if (ck_active_isa() == CK_ISA_AVX2_FMA) {
+    if (ck_isa_has_avx2(ck_active_isa())) {
         nv12_avx2(yPlane, yStride, cbcrPlane, cbcrStride, width, height, k, dst, dstStride);
         return;
     }

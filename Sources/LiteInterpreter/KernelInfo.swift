@@ -6,6 +6,8 @@ public enum KernelInstructionSet: String, Sendable, CaseIterable {
     case portable
     /// x86-64 AVX2 with fused multiply-add.
     case avx2FMA = "avx2+fma"
+    /// x86-64 AVX-512 (F, VL, BW, DQ) for the convolution kernels, AVX2 with FMA for the rest.
+    case avx512 = "avx512"
     /// ARM Advanced SIMD.
     case neon
 
@@ -18,6 +20,7 @@ public enum KernelInstructionSet: String, Sendable, CaseIterable {
     init(_ isa: ck_isa) {
         switch isa {
         case CK_ISA_AVX2_FMA: self = .avx2FMA
+        case CK_ISA_AVX512: self = .avx512
         case CK_ISA_NEON: self = .neon
         default: self = .portable
         }

@@ -18,6 +18,13 @@ public struct ServerConfiguration: Sendable {
     /// The model bundles.
     public var models: ServerModels
 
+    /// Throws `ServerConfigurationError` for a setting out of range.
+    func validate() throws(ServerConfigurationError) {
+        guard (0...65535).contains(port) else { throw ServerConfigurationError("port must be from 0 to 65535, not \(port)") }
+        guard maxSessions >= 1 else { throw ServerConfigurationError("maxSessions must be at least 1, not \(maxSessions)") }
+        try limits.validate()
+    }
+
     /// A configuration with the default settings and these models.
     public init(models: ServerModels) {
         self.models = models
@@ -36,9 +43,39 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxImagePixels = 4096 * 4096
     /// The largest text message on a live session (an options message), in bytes (default 64 KiB).
     public var maxTextBytes = 64 << 10
+    /// The most HTTP task requests in progress at once, from the first byte of their body to
+    /// the answer (default 16): one more is answered 503 `serverBusy` at once, before its body
+    /// is read. Each holds up to `maxImageBytes` twice while it waits for a core, so this
+    /// bounds the memory that many clients posting at once can take.
+    public var maxPendingRequests = 16
+
+    /// The largest `maxImageBytes` and `maxTextBytes`: 1 GiB (a WebSocket message must stay
+    /// below 4 GiB, and a request body is held in memory).
+    public static let largestMessageBytes = 1 << 30
 
     /// The default limits.
     public init() {}
+
+    /// Throws `ServerConfigurationError` for a limit out of range.
+    func validate() throws(ServerConfigurationError) {
+        for (name, value) in [("maxImageBytes", maxImageBytes), ("maxTextBytes", maxTextBytes)]
+        where !(1...Self.largestMessageBytes).contains(value) {
+            throw ServerConfigurationError(
+                "\(name) must be from 1 to \(Self.largestMessageBytes) bytes (1 GiB), not \(value)")
+        }
+        guard maxImagePixels >= 1 else { throw ServerConfigurationError("maxImagePixels must be at least 1, not \(maxImagePixels)") }
+        guard maxPendingRequests >= 1 else {
+            throw ServerConfigurationError("maxPendingRequests must be at least 1, not \(maxPendingRequests)")
+        }
+    }
+}
+
+/// A `ServerConfiguration` that cannot be served: a limit or setting out of range.
+public struct ServerConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, naming the setting.
+    public let description: String
+
+    init(_ description: String) { self.description = description }
 }
 
 /// The `.task` bundles the server runs, one per task; each is read from disk once, when the

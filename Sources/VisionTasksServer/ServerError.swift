@@ -18,6 +18,8 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case badMessage
         /// The server already has its maximum number of live sessions.
         case tooManySessions
+        /// The server already has its maximum number of HTTP task requests in progress.
+        case serverBusy
         /// The task refused the frame (e.g. a timestamp not after the previous one).
         case taskFailed
         /// No such task or route.
@@ -31,7 +33,7 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         switch code {
         case .badOption, .badImage, .badMessage, .taskFailed: return .badRequest
         case .imageTooLarge: return .contentTooLarge
-        case .tooManySessions: return .serviceUnavailable
+        case .tooManySessions, .serverBusy: return .serviceUnavailable
         case .notFound: return .notFound
         }
     }

@@ -28,13 +28,19 @@ public struct VisionServer: Sendable {
     let pool: EnginePool
     let metrics = ServerMetrics()
     let sessions: SessionCounter
+    /// HTTP task requests in progress (`ServerLimits.maxPendingRequests`).
+    let pendingRequests: SessionCounter
     let gate: RequestGate
     let page: StaticPage
     let logger: Logger
 
     /// Reads the models and the page and builds one image-mode instance of each task. Errors:
-    /// `TasksError` for a missing or damaged model.
+    /// `ServerConfigurationError` for a setting out of range (checked first), `TasksError` for a
+    /// missing or damaged model.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "vision-tasks.serve")) throws {
+        // A limit of Int.max overflowed (a trap) and one of 4 GiB or more tripped a
+        // precondition in the WebSocket upgrader at the first connection.
+        try configuration.validate()
         self.configuration = configuration
         self.logger = logger
         library = try ModelLibrary(models: configuration.models, threadsPerTask: configuration.threadsPerTask)
@@ -43,6 +49,7 @@ public struct VisionServer: Sendable {
             try pool.warmUp(TaskSettings(task: task))
         }
         sessions = SessionCounter(limit: configuration.maxSessions)
+        pendingRequests = SessionCounter(limit: configuration.limits.maxPendingRequests)
         gate = RequestGate(limit: ProcessInfo.processInfo.activeProcessorCount)
         page = try StaticPage()
     }
@@ -108,8 +115,17 @@ public struct VisionServer: Sendable {
     func handle(_ request: Request, context: some RequestContext) async throws -> Response {
         do {
             let settings = try Self.requestSettings(task: context.parameters.get("task"), uri: request.uri)
-            let bytes = try await Self.requestBody(
-                request.body, contentLength: request.headers[.contentLength], limit: configuration.limits.maxImageBytes)
+            let limit = configuration.limits.maxImageBytes
+            try Self.checkDeclaredLength(request.headers[.contentLength], limit: limit)
+            // Admission before the body is read: every request waiting for a core held its
+            // body (twice), so N clients posting at once took N x 16 MB (1.2 GB for 40).
+            guard pendingRequests.open() else {
+                throw ServerError(
+                    code: .serverBusy,
+                    message: "the server already has its maximum of \(pendingRequests.limit) requests in progress; try again later")
+            }
+            defer { pendingRequests.close() }
+            let bytes = try await Self.requestBody(request.body, limit: limit)
             await gate.enter()
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FrameRecord, any Error>, Never>) in
                 DispatchQueue.global(qos: .userInitiated).async {
@@ -121,9 +137,9 @@ public struct VisionServer: Sendable {
             return Self.json(record)
         } catch let error as ServerError {
             metrics.recordError(error.code)
-            return Response(
-                status: error.status, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+            var headers: HTTPFields = [.contentType: "application/json"]
+            if error.code == .serverBusy { headers[.retryAfter] = "1" }
+            return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
         }
     }
 
@@ -137,13 +153,18 @@ public struct VisionServer: Sendable {
         return try TaskSettings(task: task).applying(query: uri, ignoring: ["task"])
     }
 
-    /// A request's body, at most `limit` bytes: `imageTooLarge` when its `Content-Length` header
-    /// declares more (before any of it is read) or when more arrives. Called by `handle` and by
+    /// `imageTooLarge` when a request's `Content-Length` header declares more than `limit` bytes
+    /// (checked before admission and before any of the body is read). Called by `handle` and by
     /// the `http` fuzz target.
-    static func requestBody(_ body: RequestBody, contentLength: String?, limit: Int) async throws(ServerError) -> Data {
+    static func checkDeclaredLength(_ contentLength: String?, limit: Int) throws(ServerError) {
         if let declared = contentLength.flatMap(Int.init), declared > limit {
             throw ServerError(code: .imageTooLarge, message: "the body has \(declared) bytes; the limit is \(limit)")
         }
+    }
+
+    /// A request's body, at most `limit` bytes: `imageTooLarge` when more arrives. Called by
+    /// `handle` and by the `http` fuzz target.
+    static func requestBody(_ body: RequestBody, limit: Int) async throws(ServerError) -> Data {
         let collected: ByteBuffer
         do {
             collected = try await body.collect(upTo: limit)

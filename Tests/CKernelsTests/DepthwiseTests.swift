@@ -80,17 +80,21 @@ final class DepthwiseTests: XCTestCase {
             bias.withUnsafeBufferPointer { ck_dwconv_pack(t.c, t.kh * t.kw, weights, $0.baseAddress, &packed) }
             for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (0, 6, nil), (-Float.infinity, Float.infinity, slopes)] as [(Float, Float, [Float]?)] {
                 let expected = reference(t, input: input, weights: weights, bias: bias, lo: lo, hi: hi, prelu: prelu)
-                let (portable, simd) = try portableAndDetected { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu) }
+                let (portable, levels) = try portableAndEachSIMD { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu) }
                 assertClose(portable, expected, tolerance: 1e-5, "portable depthwise \(t)")
-                assertClose(simd, portable, tolerance: 1e-5, "simd depthwise \(t)")
+                for simd in levels { assertClose(simd.result, portable, tolerance: 1e-5, "\(simd.level) depthwise \(t)") }
+                // Every SIMD level sums the taps in the same order: the same bits.
+                for simd in levels.dropFirst() { XCTAssertEqual(simd.result, levels[0].result, "\(simd.level) against \(levels[0].level), depthwise \(t)") }
                 // With threads, few rows are split into channel groups: same result.
                 let pool = ck_threadpool_create(3)
-                let (portableThreaded, simdThreaded) = try portableAndDetected {
+                let (portableThreaded, levelsThreaded) = try portableAndEachSIMD {
                     run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool)
                 }
                 ck_threadpool_destroy(pool)
                 XCTAssertEqual(portableThreaded, portable, "threaded portable depthwise \(t)")
-                XCTAssertEqual(simdThreaded, simd, "threaded simd depthwise \(t)")
+                for (threaded, single) in zip(levelsThreaded, levels) {
+                    XCTAssertEqual(threaded.result, single.result, "threaded \(single.level) depthwise \(t)")
+                }
             }
         }
     }

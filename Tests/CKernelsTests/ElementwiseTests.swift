@@ -38,11 +38,11 @@ final class ElementwiseTests: XCTestCase {
         for (op, f) in ops {
             var expected = [Float]()
             for i in 0..<5 { for j in 0..<7 { for k in 0..<13 { expected.append(min(max(f(a[(i * 7 + j) * 13 + k], b[j]), -0.5), 0.5)) } } }
-            let (portable, simd) = try portableAndDetected {
+            let (portable, levels) = try portableAndEachSIMD {
                 binary(op, dims: [5, 7, 13], aStrides: [91, 13, 1], bStrides: [0, 1, 0], a: a, b: b, lo: -0.5, hi: 0.5)
             }
             assertClose(portable, expected, tolerance: 1e-6, "portable op \(op)")
-            assertClose(simd, portable, tolerance: 1e-6, "simd op \(op)")
+            for simd in levels { assertClose(simd.result, portable, tolerance: 1e-6, "\(simd.level) op \(op)") }
         }
     }
 
@@ -65,14 +65,16 @@ final class ElementwiseTests: XCTestCase {
         // Odd count (tail), wide range including saturation and tiny values.
         var x = randomFloats(1003, &g, in: -20...20)
         x += [-100, -88, -87, -30, -1e-8, 0, 1e-8, 30, 88, 100]
-        let (portable, simd) = try portableAndDetected { () -> [Float] in
+        let (portable, levels) = try portableAndEachSIMD { () -> [Float] in
             var y = [Float](repeating: -1, count: x.count)
             ck_unary(CK_UNARY_LOGISTIC, x, &y, x.count, 0, 0)
             return y
         }
-        for (i, (p, s)) in zip(portable, simd).enumerated() {
-            XCTAssertEqual(s, p, accuracy: 2e-7 * max(1, abs(p)), "x = \(x[i])")
-            XCTAssertTrue(s >= 0 && s <= 1, "x = \(x[i]) gives \(s)")
+        for simd in levels {
+            for (i, (p, s)) in zip(portable, simd.result).enumerated() {
+                XCTAssertEqual(s, p, accuracy: 2e-7 * max(1, abs(p)), "\(simd.level), x = \(x[i])")
+                XCTAssertTrue(s >= 0 && s <= 1, "\(simd.level), x = \(x[i]) gives \(s)")
+            }
         }
     }
 
@@ -85,7 +87,7 @@ final class ElementwiseTests: XCTestCase {
             x[0] = 0
             let scale = randomFloats(channels, &g, in: -2...2), shift = randomFloats(channels, &g)
             for (useScale, useShift) in [(true, true), (false, true), (true, false), (false, false)] {
-                let (portable, simd) = try portableAndDetected { () -> ([Float], [Float]) in
+                let (portable, levels) = try portableAndEachSIMD { () -> ([Float], [Float]) in
                     var y = x
                     if useScale { y = binary(CK_BINARY_MUL, dims: [rows, channels], aStrides: [channels, 1], bStrides: [0, 1], a: y, b: scale) }
                     if useShift { y = binary(CK_BINARY_ADD, dims: [rows, channels], aStrides: [channels, 1], bStrides: [0, 1], a: y, b: shift) }
@@ -102,7 +104,7 @@ final class ElementwiseTests: XCTestCase {
                     return (chain, Array(fused[0..<n]))
                 }
                 XCTAssertEqual(portable.1, portable.0, "portable, channels \(channels)")
-                XCTAssertEqual(simd.1, simd.0, "simd, channels \(channels)")
+                for simd in levels { XCTAssertEqual(simd.result.1, simd.result.0, "\(simd.level), channels \(channels)") }
             }
         }
         // A count that is not a multiple of the channels writes nothing.

@@ -59,9 +59,9 @@ final class GEMMTests: XCTestCase {
             let packed = pack(n: n, taps: 1, k: k, weights: w, bias: bias)
             for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (0, 6, nil), (-Float.infinity, Float.infinity, slopes)] as [(Float, Float, [Float]?)] {
                 let expected = reference(m: m, n: n, k: k, a: a, w: w, bias: bias, lo: lo, hi: hi, prelu: prelu)
-                let (portable, simd) = try portableAndDetected { gemm(m: m, n: n, k: k, a: a, packed: packed, lo: lo, hi: hi, prelu: prelu) }
+                let (portable, levels) = try portableAndEachSIMD { gemm(m: m, n: n, k: k, a: a, packed: packed, lo: lo, hi: hi, prelu: prelu) }
                 assertClose(portable, expected, tolerance: 1e-5, "portable gemm \(m)x\(n)x\(k)")
-                assertClose(simd, portable, tolerance: 1e-5, "simd gemm \(m)x\(n)x\(k)")
+                for simd in levels { assertClose(simd.result, portable, tolerance: 1e-5, "\(simd.level) gemm \(m)x\(n)x\(k)") }
             }
         }
     }
@@ -108,7 +108,7 @@ final class GEMMTests: XCTestCase {
                 }
             }
         }
-        let (portable, simd) = try portableAndDetected { () -> [Float] in
+        let (portable, levels) = try portableAndEachSIMD { () -> [Float] in
             var out = [Float](repeating: 0, count: oh * ow * oc)
             image.withUnsafeBufferPointer { ip in
                 zeros.withUnsafeBufferPointer { zp in
@@ -141,7 +141,7 @@ final class GEMMTests: XCTestCase {
             return out
         }
         assertClose(portable, expected, tolerance: 1e-5, "portable igemm")
-        assertClose(simd, portable, tolerance: 1e-5, "simd igemm")
+        for simd in levels { assertClose(simd.result, portable, tolerance: 1e-5, "\(simd.level) igemm") }
     }
 
     func testNarrowConvolutionAgainstReference() throws {
@@ -162,7 +162,7 @@ final class GEMMTests: XCTestCase {
                     expected[i * n + j] = v < 0 ? v * slopes[j] : v
                 }
             }
-            let (portable, simd) = try portableAndDetected { () -> [Float] in
+            let (portable, levels) = try portableAndEachSIMD { () -> [Float] in
                 var out = [Float](repeating: 0, count: m * n)
                 pool.withUnsafeBufferPointer { pp in
                     zeros.withUnsafeBufferPointer { zp in
@@ -187,7 +187,7 @@ final class GEMMTests: XCTestCase {
                 return out
             }
             assertClose(portable, expected, tolerance: 1e-5, "portable narrow \(m) \(n) \(k) \(taps)")
-            assertClose(simd, portable, tolerance: 1e-5, "simd narrow \(m) \(n) \(k) \(taps)")
+            for simd in levels { assertClose(simd.result, portable, tolerance: 1e-5, "\(simd.level) narrow \(m) \(n) \(k) \(taps)") }
         }
     }
 
@@ -233,7 +233,7 @@ final class GEMMTests: XCTestCase {
                     expected[i * (n + 3) + j] = v < 0 ? v * slopes[j] : v
                 }
             }
-            let (portable, simd) = try portableAndDetected { () -> ([Float], [Float]) in
+            let (portable, levels) = try portableAndEachSIMD { () -> ([Float], [Float]) in
                 let full = packed32.withUnsafeBytes {
                     gemmFull(m: m, n: n, k: k, a: a, packed: $0.baseAddress!, f16: false, residual: residual, lo: 0, hi: 6, lo2: -2, hi2: 3, prelu: slopes)
                 }
@@ -244,8 +244,10 @@ final class GEMMTests: XCTestCase {
             }
             assertClose(portable.0, expected, tolerance: 1e-5, "portable gemm+residual \(m)x\(n)x\(k)")
             XCTAssertEqual(portable.1, portable.0, "portable half-precision panels \(m)x\(n)x\(k)")
-            assertClose(simd.0, portable.0, tolerance: 1e-5, "simd gemm+residual \(m)x\(n)x\(k)")
-            XCTAssertEqual(simd.1, simd.0, "simd half-precision panels \(m)x\(n)x\(k)")
+            for simd in levels {
+                assertClose(simd.result.0, portable.0, tolerance: 1e-5, "\(simd.level) gemm+residual \(m)x\(n)x\(k)")
+                XCTAssertEqual(simd.result.1, simd.result.0, "\(simd.level) half-precision panels \(m)x\(n)x\(k)")
+            }
         }
     }
 
@@ -315,10 +317,12 @@ final class GEMMTests: XCTestCase {
                 }
                 return out
             }
-            let (portable, simd) = try portableAndDetected { (run(direct: true), run(direct: false)) }
+            let (portable, levels) = try portableAndEachSIMD { (run(direct: true), run(direct: false)) }
             assertClose(portable.0, portable.1, tolerance: 1e-5, "portable direct narrow \(h)x\(w) k\(kernel) s\(stride)")
-            XCTAssertEqual(simd.0, simd.1, "simd direct narrow equals indirect \(h)x\(w) k\(kernel) s\(stride)")
-            assertClose(simd.0, portable.0, tolerance: 1e-5, "simd direct narrow \(h)x\(w) k\(kernel) s\(stride)")
+            for simd in levels {
+                XCTAssertEqual(simd.result.0, simd.result.1, "\(simd.level) direct narrow equals indirect \(h)x\(w) k\(kernel) s\(stride)")
+                assertClose(simd.result.0, portable.0, tolerance: 1e-5, "\(simd.level) direct narrow \(h)x\(w) k\(kernel) s\(stride)")
+            }
         }
     }
 }

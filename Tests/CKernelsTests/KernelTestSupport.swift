@@ -19,16 +19,47 @@ extension XCTestCase {
         (0..<count).map { _ in Float.random(in: range, using: &generator) }
     }
 
-    /// Runs `body` with the portable kernels forced, then with the detected (SIMD) ones, and
-    /// returns both results. Skips the comparison when the CPU has no SIMD level.
-    func portableAndDetected<T>(_ body: () -> T) throws -> (portable: T, simd: T) {
+    /// Every SIMD dispatch level this CPU runs, the best last: AVX2/FMA, and AVX-512 where the
+    /// CPU has it (x86-64); NEON (arm64). Empty on a CPU without SIMD kernels.
+    static var simdLevels: [ck_isa] {
         let detected = ck_detected_isa()
-        guard detected != CK_ISA_PORTABLE else { throw XCTSkip("this CPU has no SIMD kernels to compare") }
+        defer { ck_set_isa(detected) }
+        return [CK_ISA_AVX2_FMA, CK_ISA_AVX512, CK_ISA_NEON].filter { ck_set_isa($0) == 1 }
+    }
+
+    /// A level's name for failure messages.
+    static func levelName(_ isa: ck_isa) -> String {
+        switch isa {
+        case CK_ISA_AVX2_FMA: return "avx2"
+        case CK_ISA_AVX512: return "avx512"
+        case CK_ISA_NEON: return "neon"
+        default: return "portable"
+        }
+    }
+
+    /// Runs `body` with the portable kernels forced, then at each SIMD level this CPU supports
+    /// (`simdLevels`: on an AVX-512 CPU both AVX2 and AVX-512), and returns every result; the
+    /// detected level is active again afterwards. Skips when the CPU has no SIMD level.
+    func portableAndEachSIMD<T>(_ body: () -> T) throws -> (portable: T, simd: [(level: String, result: T)]) {
+        let detected = ck_detected_isa()
+        let levels = Self.simdLevels
+        guard !levels.isEmpty else { throw XCTSkip("this CPU has no SIMD kernels to compare") }
+        defer { XCTAssertEqual(ck_set_isa(detected), 1) }
         XCTAssertEqual(ck_set_isa(CK_ISA_PORTABLE), 1)
         let portable = body()
-        XCTAssertEqual(ck_set_isa(detected), 1)
-        let simd = body()
+        let simd = levels.map { level -> (level: String, result: T) in
+            XCTAssertEqual(ck_set_isa(level), 1)
+            return (Self.levelName(level), body())
+        }
         return (portable, simd)
+    }
+
+    /// Skips (with a message) unless this CPU runs the AVX-512 kernels; the tests that compare
+    /// AVX-512 with AVX2 and the portable kernels call it first.
+    func requireAVX512() throws {
+        guard Self.simdLevels.contains(CK_ISA_AVX512) else {
+            throw XCTSkip("this CPU has no AVX-512 (F, VL, BW, DQ): the AVX-512 kernels are not run; the AVX2 ones are checked by the other tests")
+        }
     }
 
     func assertClose(_ a: [Float], _ b: [Float], tolerance: Float, _ message: String, file: StaticString = #filePath, line: UInt = #line) {

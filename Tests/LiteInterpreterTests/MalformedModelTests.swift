@@ -33,6 +33,26 @@ final class MalformedModelTests: XCTestCase {
         }
     }
 
+    /// Found by the hostile pass after issue 16: a directory was "NSCocoaErrorDomain error
+    /// 256", `/dev/zero` "You don't have permission" (and a FIFO waited for a writer forever).
+    func testOnlyRegularFilesAreReadAsModels() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-paths-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(URL, String)] = [
+            (folder, "is a directory"),
+            (URL(fileURLWithPath: "/dev/zero"), "not a regular file"),
+            (folder.appendingPathComponent("missing.tflite"), "No such file"),
+        ]
+        for (url, reason) in cases {
+            XCTAssertThrowsError(try Model(contentsOf: url)) { error in
+                guard case .unreadableFile(let path, let said)? = error as? ModelError else { return XCTFail("\(error)") }
+                XCTAssertEqual(path, url.path)
+                XCTAssertTrue(said.contains(reason), said)
+            }
+        }
+    }
+
     func testTruncatedRealModel() throws {
         let bytes = try installed("palm_detection_lite.tflite")
         for length in [0, 3, 7, 8, 12, 64, 1000, 100_000, bytes.count / 2, bytes.count - 4096] {

@@ -118,6 +118,26 @@ final class VideoTests: XCTestCase {
         return (0...(haystack.count - needle.count)).first { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
     }
 
+    /// Found by the hostile pass after issue 16 (reading VideoReader for arithmetic on the
+    /// file's numbers): a frame's `pts - startTime` overflowed `Int64` and a huge time in a
+    /// coarse time base overflowed the conversion to `Int`, both traps on a crafted container.
+    /// Now such a frame is a `MediaError` (nil here); ordinary times are unchanged.
+    func testFrameTimesFromHostileContainersAreErrorsNotTraps() {
+        func ms(_ pts: Int64?, start: Int64 = 0, base: (Int32, Int32) = (1, 1000), index: Int = 0, fps: Double = 25) -> Int? {
+            VideoReader.milliseconds(
+                pts: pts, startTime: start, timeBase: (num: base.0, den: base.1), index: index, framesPerSecond: fps, previous: -1)
+        }
+        XCTAssertEqual(ms(1234), 1234)
+        XCTAssertEqual(ms(512, start: 0, base: (1, 15360)), 33)
+        XCTAssertEqual(ms(nil, index: 3), 120)
+        XCTAssertEqual(ms(nil, fps: 0), 0)
+        XCTAssertNil(ms(Int64.max, start: -5), "pts - startTime overflows Int64")
+        XCTAssertNil(ms(Int64.min + 1, start: 5))
+        XCTAssertNil(ms(Int64(1) << 60, base: (1, 1)), "2^60 s is beyond any task timestamp")
+        XCTAssertNil(ms(Int64(1) << 40, base: (Int32.max, 1)), "a time base of 2^31 s")
+        XCTAssertNil(ms(nil, index: Int.max, fps: 1e-9))
+    }
+
     /// Flipped bytes: frames or typed errors, never a crash or a hang.
     func testCorruptVideoNeverCrashes() throws {
         let url = try SharedTestData.file("media/video_hand_samples_test.mp4")

@@ -72,6 +72,11 @@ public enum SharedTestData {
         return url
     }
 
+    /// The error for a missing resource: a skip, or under CI a failure.
+    public static func missing(_ message: String) -> any Error {
+        isCI ? MissingResource(description: message) : XCTSkip(message)
+    }
+
     /// Skips (or, under CI, fails) when `url` does not exist.
     public static func require(_ url: URL, what: String) throws {
         if FileManager.default.fileExists(atPath: url.path) { return }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaIO
+import TestSupport
 @testable import VisionTasks
 @testable import VisionTasksCLI
 import XCTest
@@ -54,21 +55,9 @@ final class OutputSafetyTests: XCTestCase {
         return (ok, processor)
     }
 
-    /// A character device for the tests to write to: a private node in the test folder (as
-    /// root, so that a regression replaces only that node, never the system's `/dev/null` or
-    /// `/dev/full`), else the system's own, which a non-root user cannot replace.
-    private func device(_ name: String, minor: UInt32) throws -> String {
-        let node = path(name)
-        // makedev(1, minor), a macro Swift does not import.
-        if mknod(node, S_IFCHR | 0o666, dev_t((1 << 8) | minor)) == 0 { return node }
-        guard getuid() != 0 else { throw XCTSkip("cannot create a device node in \(dir.path)") }
-        return "/dev/\(name)"
-    }
+    private func device(_ name: String, minor: UInt32) throws -> String { try DeviceNodes.make(name, minor: minor, in: dir) }
 
-    private func fileType(_ path: String) -> mode_t {
-        var info = stat()
-        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
-    }
+    private func fileType(_ path: String) -> mode_t { DeviceNodes.fileType(path) }
 
     // MARK: - Outputs (critical)
 
@@ -187,6 +176,29 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(found.problems.contains { $0.contains("not valid UTF-8") }, "\(found.problems)")
     }
 
+    /// Issue 16 (low): an unreadable subdirectory was skipped with exit 0 and no message. As
+    /// root every folder is readable, so the scan runs as `nobody` (effective uid only, and
+    /// only for the scan) to see what a user sees.
+    func testUnreadableSubdirectoryIsReported() throws {
+        let root = path("d")
+        try fm.createDirectory(atPath: root + "/locked", withIntermediateDirectories: true)
+        try image("d/a.png")
+        try image("d/locked/b.png")
+        XCTAssertEqual(chmod(root + "/locked", 0), 0)
+        defer { chmod(root + "/locked", 0o755) }
+        let found: InputEnumerator.Result
+        if geteuid() == 0 {
+            guard seteuid(65534) == 0 else { throw XCTSkip("cannot scan as another user (seteuid failed)") }
+            found = InputEnumerator.enumerate([root], raw: false)
+            XCTAssertEqual(seteuid(0), 0)
+        } else {
+            found = InputEnumerator.enumerate([root], raw: false)
+        }
+        XCTAssertEqual(found.inputs.map(\.path), [root + "/a.png"])
+        XCTAssertTrue(
+            found.problems.contains { $0.contains("d/locked: cannot read the folder: Permission denied") }, "\(found.problems)")
+    }
+
     // MARK: - Options (critical, medium)
 
     func testThreadsAndFPSAreRangeChecked() throws {
@@ -223,6 +235,23 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(pose.contains("frame to frame and, with --num-poses 1, smoothed over time"), pose)
         // --masks is shared by every task command's options: its help says it is pose only.
         XCTAssertTrue(GestureCommand.helpMessage(columns: 400).contains("pose only: write segmentation masks"))
+        // Found by the hostile pass after issue 16: on an 80-column terminal, examples longer
+        // than a line were cut mid-command ("... | vision-tasks pose --raw" and "640x480:rgb24 -"
+        // on the next line, flush left), so a copied example did not run. Every example line
+        // now fits: a wrapped line would start flush left.
+        let commands: [(String, String)] = [
+            ("gesture", GestureCommand.helpMessage(columns: 80)), ("hands", HandsCommand.helpMessage(columns: 80)),
+            ("pose", PoseCommand.helpMessage(columns: 80)), ("swipe", SwipeCommand.helpMessage(columns: 80)),
+            ("serve", ServeCommand.helpMessage(columns: 80)), ("media info", MediaInfoCommand.helpMessage(columns: 80)),
+            ("media decode", MediaDecodeCommand.helpMessage(columns: 80)),
+        ]
+        for (name, help) in commands {
+            guard let examples = help.range(of: "Examples:") else { XCTFail("\(name): no examples"); continue }
+            let block = String(help[examples.upperBound...]).components(separatedBy: "USAGE:")[0]
+            for line in block.split(separator: "\n") where !line.hasPrefix("  ") {
+                XCTFail("\(name): an example wrapped at 80 columns: '\(line)'")
+            }
+        }
     }
 
     func testAnnotationExtensionMustMatchTheInput() throws {
@@ -277,6 +306,100 @@ final class OutputSafetyTests: XCTestCase {
         let result = try run([raw, "--raw", "3x3:rgb24", "-o", path("o.jsonl")])
         XCTAssertFalse(result.ok)
         XCTAssertTrue(result.processor.processed.isEmpty, "no garbage frame is processed")
+    }
+
+    // MARK: - The hostile pass after issue 16
+
+    func testModelPathsAndTensorInputsSayWhatIsWrong() throws {
+        // Before: "" named the model folder itself, then "NSCocoaErrorDomain error 256".
+        XCTAssertThrowsError(try TaskModelOption.locate("")) { XCTAssertTrue("\($0)".contains("empty"), "\($0)") }
+        XCTAssertThrowsError(try ModelInfoCommand.parse([dir.path]).run()) { XCTAssertTrue("\($0)".contains("is a directory"), "\($0)") }
+        // Before: "You don't have permission" for /dev/zero as a tensor file; it is read only as
+        // far as the input needs, plus one byte.
+        let model = try SharedTestData.installedModel("hand_landmark_full.tflite").path
+        XCTAssertThrowsError(try ModelInvokeCommand.parse([model, "--input", "/dev/zero", "--output-dir", path("out")]).run()) {
+            XCTAssertTrue("\($0)".contains("(602112 bytes) but /dev/zero has more than that"), "\($0)")
+        }
+        XCTAssertThrowsError(try ModelInvokeCommand.parse([model, "--input", dir.path, "--output-dir", path("out")]).run()) {
+            XCTAssertTrue("\($0)".contains("Is a directory"), "\($0)")
+        }
+        // A FIFO is read as a shell tool reads it (before: "You don't have permission").
+        let fifo = path("tensor.f32")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // A reader that gives up early must fail the test, not kill the test process.
+        signal(SIGPIPE, SIG_IGN)
+        let writer = Thread {
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                handle.write(Data(count: 224 * 224 * 3 * 4))
+                try? handle.close()
+            }
+        }
+        writer.start()
+        XCTAssertNoThrow(try ModelInvokeCommand.parse([model, "--input", fifo, "--output-dir", path("out")]).run())
+        XCTAssertEqual(DeviceNodes.fileType(path("out/output0.f32")), S_IFREG)
+    }
+
+    func testAPipeIsReadAsAnImageWithoutLosingItsFirstBytes() throws {
+        // Before: `cat photo.jpg | vision-tasks hands /dev/stdin` failed with "not a JPEG or PNG
+        // file (starts with 49 46 00 01 ...)": sniffing the kind consumed the pipe's first 8 bytes.
+        let png = try Data(contentsOf: URL(fileURLWithPath: try image("in.png")))
+        let fifo = path("pipe")  // no extension, as /dev/stdin
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        signal(SIGPIPE, SIG_IGN)
+        func feed(_ bytes: Data) {
+            Thread {
+                guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+                try? handle.write(contentsOf: bytes)
+                try? handle.close()
+            }.start()
+        }
+        feed(png)
+        let result = try run([fifo, "-o", path("o.json")])
+        XCTAssertTrue(result.ok)
+        XCTAssertEqual(result.processor.processed, [fifo])
+        // A video through a pipe is not an image: an error (saying to give it as a file), not a crash.
+        feed(Data([0, 0, 0, 0x20] + Array("ftypisom".utf8) + [UInt8](repeating: 0, count: 64)))
+        let video = try run([fifo, "-o", path("v.json")])
+        XCTAssertFalse(video.ok)
+        XCTAssertTrue(video.processor.processed.isEmpty)
+    }
+
+    func testMasksWithAnAPIWithoutMasksAreRefused() throws {
+        // Before: `pose --api mlkit --masks m` created an empty folder and wrote nothing into it.
+        for api in ["mlkit", "vision"] {
+            XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--api", api, "--masks", path("m")])) {
+                XCTAssertTrue(PoseCommand.message(for: $0).contains("--masks is for --api mediapipe"), PoseCommand.message(for: $0))
+            }
+        }
+        XCTAssertNoThrow(try PoseCommand.parse(["x.jpg", "--api", "mediapipe", "--masks", path("m")]))
+        XCTAssertFalse(fm.fileExists(atPath: path("m")))
+    }
+
+    func testModelInfoLooksInTheModelFolderAsModelDoes() throws {
+        // Issue 16: `model info hand_landmark_full.tflite` looked only in the current directory.
+        let installed = try SharedTestData.installedModel("hand_landmark_full.tflite")
+        XCTAssertFalse(fm.fileExists(atPath: "hand_landmark_full.tflite"))
+        XCTAssertEqual(try TaskModelOption.locate("hand_landmark_full.tflite"), installed.path)
+        XCTAssertNoThrow(try ModelInfoCommand.parse(["hand_landmark_full.tflite"]).run())
+    }
+
+    func testEmptyNamesAreRefusedAsSuch() throws {
+        // Before: "Error: : cannot write: No such file or directory", "--masks : cannot create
+        // the directory", ": no such file or directory".
+        for arguments in [["x.jpg", "-o", ""], ["x.jpg", "--annotate", ""], ["x.jpg", "--masks", ""], [""]] {
+            XCTAssertThrowsError(try MediaOptions.parse(arguments), "\(arguments)") {
+                XCTAssertTrue(MediaOptions.message(for: $0).contains("empty string"), MediaOptions.message(for: $0))
+            }
+        }
+        XCTAssertThrowsError(try SwipeCommand.parse(["x.mp4", "-o", ""]))
+    }
+
+    func testMediaDecodeRefusesDevices() throws {
+        // Before: "/dev/zero: is empty" (the task commands said so since issue 16; media decode did not).
+        XCTAssertThrowsError(try MediaDecodeCommand.parse(["/dev/zero", "-o", path("z.rgb")]).run()) {
+            XCTAssertTrue("\($0)".contains("is a device"), "\($0)")
+        }
+        XCTAssertFalse(fm.fileExists(atPath: path("z.rgb")))
     }
 }
 

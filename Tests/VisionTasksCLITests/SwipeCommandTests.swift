@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaIO
 import TestSupport
+import VisionTasks
 @testable import VisionTasksCLI
 import XCTest
 
@@ -83,5 +84,109 @@ final class SwipeCommandTests: XCTestCase {
         }
         XCTAssertGreaterThan(yellow(5), yellow(1) + 50)
         XCTAssertGreaterThan(yellow(5), yellow(25) + 50)
+    }
+
+    // MARK: - Outputs (the hostile pass after issue 16: swipe wrote its outputs as issue 16's -o did)
+
+    /// Runs `vision-tasks swipe ARGUMENTS` (no `-o` added); throws what the command throws.
+    private func runSwipe(_ arguments: [String]) throws {
+        let model = try SharedTestData.installedModel("gesture_recognizer.task").path
+        var command = try VisionTasksCommand.parseAsRoot(["swipe", "--model", model] + arguments)
+        try command.run()
+    }
+
+    func testOutputsNeverOverwriteAnInput() throws {
+        let video = try clip(GestureClips.thumbsSequence(), "in.mp4")
+        let original = try Data(contentsOf: URL(fileURLWithPath: video))
+        let link = dir.appendingPathComponent("link.mp4").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: video)
+        // Before: `swipe in.mp4 -o in.mp4` left in.mp4 empty ("is empty"), and `--annotate
+        // in.mp4` overwrote the video while it was being read ("is truncated").
+        for target in [video, link] {
+            XCTAssertThrowsError(try runSwipe([video, "-o", target])) { XCTAssertTrue("\($0)".contains("refusing to write over an input"), "\($0)") }
+            XCTAssertThrowsError(try runSwipe([video, "--annotate", target])) { XCTAssertTrue("\($0)".contains("refusing to write over an input"), "\($0)") }
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
+        }
+        // Before: an MP4 was written under the name x.png.
+        let png = dir.appendingPathComponent("x.png").path
+        XCTAssertThrowsError(try runSwipe([video, "--annotate", png])) { XCTAssertTrue("\($0)".contains("video file"), "\($0)") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: png))
+        let same = dir.appendingPathComponent("same.mp4").path
+        XCTAssertThrowsError(try runSwipe([video, "-o", same, "--annotate", same])) { XCTAssertTrue("\($0)".contains("same file"), "\($0)") }
+        // An input that cannot be read leaves an existing output untouched.
+        let kept = dir.appendingPathComponent("kept.txt").path
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: kept))
+        XCTAssertThrowsError(try runSwipe([dir.appendingPathComponent("missing.mp4").path, "-o", kept]))
+        XCTAssertEqual(try String(contentsOfFile: kept, encoding: .utf8), "precious")
+    }
+
+    func testOutputIsWrittenThroughDevicesAndAFullDiskIsAnError() throws {
+        let video = try clip(GestureClips.thumbsSequence(), "thumbs.mp4")
+        // Before: as root, `-o /dev/null` replaced the device node with a regular file.
+        let null = try DeviceNodes.make("null", minor: 3, in: dir)
+        try runSwipe([video, "-o", null])
+        XCTAssertEqual(DeviceNodes.fileType(null), S_IFCHR)
+        // Before: the same replacement for /dev/full (so the events went to a regular file and
+        // the run exited 0)...
+        let full = try DeviceNodes.make("full", minor: 7, in: dir)
+        XCTAssertThrowsError(try runSwipe([video, "-o", full])) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
+        XCTAssertEqual(DeviceNodes.fileType(full), S_IFCHR)
+        // ... and stdout on a full disk died with SIGILL (a `try!` in FileHandle.write).
+        let saved = dup(STDOUT_FILENO)
+        let descriptor = open(full, O_WRONLY)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        fflush(nil)
+        dup2(descriptor, STDOUT_FILENO)
+        let outcome = Result { try runSwipe([video]) }
+        dup2(saved, STDOUT_FILENO)
+        close(descriptor)
+        close(saved)
+        XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
+    }
+
+    /// A command slower than the events: before, one process per event ran at once without
+    /// bound (`--exec 'sleep 60'` on a long video piled up processes); now at most
+    /// `maxRunningCommands` run and the next event waits for one to end.
+    func testExecCommandsRunAtMostALimitAtOnce() throws {
+        let running = dir.appendingPathComponent("running")
+        try FileManager.default.createDirectory(at: running, withIntermediateDirectories: true)
+        let counts = dir.appendingPathComponent("counts").path
+        // Each command marks itself running, records how many are, and sleeps a little.
+        let command = "touch \(running.path)/$VISION_TASKS_TIMESTAMP_MS; ls \(running.path) | wc -l >> \(counts); "
+            + "sleep 0.2; rm \(running.path)/$VISION_TASKS_TIMESTAMP_MS"
+        let output = try EventOutput(
+            format: .text, includeInput: false, exec: command, path: dir.appendingPathComponent("events.txt").path,
+            maxRunningCommands: 3)
+        for t in 0..<12 {
+            try output.emit(GestureEvent(kind: .thumbsUp, handIdentifier: 1, handedness: "Right", timestampInMilliseconds: t), input: "x")
+        }
+        try output.finish(createIfEmpty: true)
+        XCTAssertEqual(output.failedCommands, 0)
+        XCTAssertEqual(output.mostRunningCommands, 3)
+        let seen = try String(contentsOfFile: counts, encoding: .utf8).split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        XCTAssertEqual(seen.count, 12, "every event's command ran")
+        XCTAssertLessThanOrEqual(seen.max() ?? 0, 3, "\(seen)")
+        XCTAssertEqual(try String(contentsOfFile: dir.appendingPathComponent("events.txt").path, encoding: .utf8).split(separator: "\n").count, 12)
+    }
+
+    func testOptionsAndDevicesAreRefusedInTheCommandsOwnWords() throws {
+        // Before: "GestureEventOptions: minimumFrames must be at least 1." for --min-frames 0.
+        for (flag, value) in [("--min-frames", "0"), ("--swipe-distance", "nan"), ("--swipe-window", "0")] {
+            XCTAssertThrowsError(try SwipeCommand.parse(["x.mp4", flag, value])) {
+                XCTAssertTrue(SwipeCommand.message(for: $0).contains(flag), SwipeCommand.message(for: $0))
+            }
+        }
+        // Before: "/dev/zero: /dev/zero: is empty" on stderr.
+        let log = dir.appendingPathComponent("stderr.txt").path
+        let saved = dup(STDERR_FILENO)
+        let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        dup2(descriptor, STDERR_FILENO)
+        let outcome = Result { try runSwipe(["/dev/zero", "-o", dir.appendingPathComponent("o.txt").path]) }
+        dup2(saved, STDERR_FILENO)
+        close(descriptor)
+        close(saved)
+        XCTAssertThrowsError(try outcome.get())
+        let said = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertTrue(said.contains("vision-tasks: /dev/zero: is a device or socket, not an image or video file\n"), said)
     }
 }

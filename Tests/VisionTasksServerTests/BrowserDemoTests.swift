@@ -15,13 +15,8 @@ final class BrowserDemoTests: XCTestCase {
     static let artifacts = SharedTestData.projectRoot.appendingPathComponent(".build/test-artifacts")
 
     func testCardsSwipeOnThumbsUpAndThumbsDown() async throws {
-        guard let chromium = Self.findChromium() else {
-            let message = "chromium is not installed (scripts/test installs it)"
-            if SharedTestData.isCI { throw ServerFixture.TestFailure(message) }
-            throw XCTSkip(message)
-        }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("vision-tasks-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let chromium = try Self.requireChromium()
+        let work = try Self.workFolder()
         defer { try? FileManager.default.removeItem(at: work) }
         let clip = work.appendingPathComponent("thumbs.y4m")
         try Y4MClip.write(
@@ -38,36 +33,11 @@ final class BrowserDemoTests: XCTestCase {
             defer { Task { await group.triggerGracefulShutdown() } }
             let bound = try await port.wait()
 
-            let profile = work.appendingPathComponent("profile")
-            let browser = Process()
-            browser.executableURL = URL(fileURLWithPath: chromium)
-            browser.arguments = [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-                "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-                "--use-file-for-fake-video-capture=\(clip.path)", "--remote-debugging-port=0",
-                "--remote-allow-origins=*", "--user-data-dir=\(profile.path)", "--window-size=1280,760",
-                "http://127.0.0.1:\(bound)/",
-            ]
-            let log = work.appendingPathComponent("chromium.log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let logHandle = try FileHandle(forWritingTo: log)
-            browser.standardOutput = logHandle
-            browser.standardError = logHandle
-            try browser.run()
-            defer {
-                browser.terminate()
-                browser.waitUntilExit()
-                try? logHandle.close()
-            }
-
-            let pageURL: String
-            do {
-                pageURL = try await Self.pageDebuggerURL(profile: profile)
-            } catch {
-                let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                let files = (try? FileManager.default.contentsOfDirectory(atPath: profile.path)) ?? []
-                throw ServerFixture.TestFailure("\(error); running: \(browser.isRunning); profile: \(files); Chromium said:\n\(output.suffix(3000))")
-            }
+            let browser = try ChromiumPage(
+                chromium: chromium, work: work, url: "http://127.0.0.1:\(bound)/",
+                camera: ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)"])
+            defer { browser.close() }
+            let pageURL = try await browser.debuggerURL()
             let stateText = try await DevTools.run(url: pageURL) { devtools in
                 // Up to 60 s for the page to connect, stream and swipe twice.
                 var text = "{}"
@@ -76,6 +46,8 @@ final class BrowserDemoTests: XCTestCase {
                     if (try ServerFixture.json(text)["swipes"] as? [Any])?.count ?? 0 >= 2 { break }
                     try await Task.sleep(for: .milliseconds(500))
                 }
+                // Let the last swipe's animation (0.45 s) finish, so the screenshot shows the page at rest.
+                try await Task.sleep(for: .seconds(1))
                 let png = try await devtools.screenshot()
                 try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
                 try png.write(to: Self.artifacts.appendingPathComponent("browser-demo.png"))
@@ -99,6 +71,78 @@ final class BrowserDemoTests: XCTestCase {
         }
     }
 
+    /// A refused camera permission is said on the page; when the server goes away the page says
+    /// so, and once a server listens on the port again the page reconnects by itself, with the
+    /// camera message still shown.
+    func testPageSaysWhenTheCameraIsRefusedAndReconnectsWhenTheServerComesBack() async throws {
+        let chromium = try Self.requireChromium()
+        let work = try Self.workFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        // The first server takes any free port; the second one listens on the same port.
+        let first = try VisionServer(configuration: ServerFixture.configuration())
+        let port = PortBox()
+        let firstGroup = ServiceGroup(configuration: .init(services: [first.makeApplication { port.set($0) }], logger: first.logger))
+        let firstRun = Task { try await firstGroup.run() }
+        let bound = try await port.wait()
+
+        // No --use-fake-ui-for-media-stream: headless Chromium refuses the permission prompt.
+        let browser = try ChromiumPage(
+            chromium: chromium, work: work, url: "http://127.0.0.1:\(bound)/",
+            camera: ["--use-fake-device-for-media-stream", "--deny-permission-prompts"])
+        defer { browser.close() }
+        let pageURL = try await browser.debuggerURL()
+        let pageState = "JSON.stringify({demo: window.visionTasksDemo, message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent})"
+        try await DevTools.run(url: pageURL) { devtools in
+            func waitFor(_ what: String, _ condition: ([String: Any], String) -> Bool) async throws -> String {
+                var last = "{}"
+                for _ in 0..<120 {  // up to 60 s
+                    last = try await devtools.evaluate(pageState)
+                    let state = try ServerFixture.json(last)
+                    if condition(state["demo"] as? [String: Any] ?? [:], state["message"] as? String ?? "") { return last }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                throw ServerFixture.TestFailure("the page never showed \(what); last state: \(last)")
+            }
+            _ = try await waitFor("the refused camera while connected") { demo, message in
+                demo["connected"] as? Bool == true && message.contains("Camera permission was refused")
+            }
+            await firstGroup.triggerGracefulShutdown()
+            try await firstRun.value
+            _ = try await waitFor("that the server went away") { demo, message in
+                demo["connected"] as? Bool == false && message.contains("The server went away")
+            }
+
+            var configuration = try ServerFixture.configuration()
+            configuration.port = bound
+            let second = try VisionServer(configuration: configuration)
+            let secondGroup = ServiceGroup(configuration: .init(services: [second.makeApplication()], logger: second.logger))
+            let secondRun = Task { try await secondGroup.run() }
+            let back = try await waitFor("a new connection") { demo, message in
+                demo["connected"] as? Bool == true && message.contains("Camera permission was refused")
+            }
+            XCTAssertGreaterThanOrEqual((try ServerFixture.json(back)["demo"] as? [String: Any])?["disconnects"] as? Int ?? 0, 1)
+            await secondGroup.triggerGracefulShutdown()
+            try await secondRun.value
+            return true
+        }
+    }
+
+    static func requireChromium() throws -> String {
+        guard let chromium = findChromium() else {
+            let message = "chromium is not installed (scripts/test installs it)"
+            if SharedTestData.isCI { throw ServerFixture.TestFailure(message) }
+            throw XCTSkip(message)
+        }
+        return chromium
+    }
+
+    static func workFolder() throws -> URL {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("vision-tasks-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        return work
+    }
+
     static func findChromium() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for name in ["chromium", "chromium-browser", "google-chrome"] {
@@ -109,9 +153,41 @@ final class BrowserDemoTests: XCTestCase {
         }
         return nil
     }
+}
+
+/// Headless Chromium showing one page, with a DevTools port to drive it.
+final class ChromiumPage {
+    let process = Process()
+    let profile: URL
+    let log: URL
+    let logHandle: FileHandle
+
+    /// Starts Chromium on `url`; `camera` are the media-stream flags (fake camera, permissions).
+    init(chromium: String, work: URL, url: String, camera: [String]) throws {
+        profile = work.appendingPathComponent("profile")
+        log = work.appendingPathComponent("chromium.log")
+        process.executableURL = URL(fileURLWithPath: chromium)
+        process.arguments = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+        ] + camera + [
+            "--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir=\(profile.path)",
+            "--window-size=1280,900", url,
+        ]
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        logHandle = try FileHandle(forWritingTo: log)
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        try process.run()
+    }
+
+    func close() {
+        process.terminate()
+        process.waitUntilExit()
+        try? logHandle.close()
+    }
 
     /// The page's DevTools WebSocket URL, once Chromium has written its port and opened the page.
-    static func pageDebuggerURL(profile: URL) async throws -> String {
+    func debuggerURL() async throws -> String {
         for _ in 0..<200 {
             if let text = try? String(contentsOf: profile.appendingPathComponent("DevToolsActivePort"), encoding: .utf8),
                 let port = text.split(separator: "\n").first.flatMap({ Int($0) }),
@@ -124,7 +200,10 @@ final class BrowserDemoTests: XCTestCase {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ServerFixture.TestFailure("Chromium's DevTools did not start")
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: profile.path)) ?? []
+        throw ServerFixture.TestFailure(
+            "Chromium's DevTools did not start; running: \(process.isRunning); profile: \(files); Chromium said:\n\(output.suffix(3000))")
     }
 }
 

@@ -18,7 +18,7 @@ import Darwin
 /// client that sends and never reads. The server goes on serving others. And the shutdown.
 final class RawClientTests: XCTestCase {
     /// A blocking TCP client on localhost that speaks just enough WebSocket.
-    final class RawClient {
+    final class RawClient: @unchecked Sendable {
         let fd: Int32
 
         init(port: Int) throws {
@@ -34,6 +34,12 @@ final class RawClientTests: XCTestCase {
         }
 
         deinit { close(fd) }
+
+        /// Makes reads give up after `seconds` (so that a test fails instead of hanging).
+        func setReceiveTimeout(seconds: Int) {
+            var limit = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
 
         func send(_ bytes: [UInt8]) throws {
             var sent = 0
@@ -128,6 +134,70 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
         }
     }
 
+    /// Found by the hostile pass after issue 16: every HTTP request waiting for a core held its
+    /// body (twice), so clients posting at once took memory without bound (40 clients posting
+    /// an 8 MB JPEG: 1.2 GB). Beyond `maxPendingRequests` a request is answered 503
+    /// `serverBusy` at once, before its body is read; the others are served.
+    func testRequestsBeyondThePendingLimitAreAnsweredBusyAtOnce() async throws {
+        let jpeg = [UInt8](try ServerFixture.still("hand_thumb_up_left_01.jpg"))
+        var limits = ServerLimits()
+        limits.maxPendingRequests = 2
+        let server = try VisionServer(configuration: ServerFixture.configuration(limits: limits))
+        let head = Array("POST /v1/hands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n".utf8)
+        try await server.withLive { client, port in
+            // Two requests whose bodies are still on their way take both places.
+            let slow = try (0..<2).map { _ in try RawClient(port: port) }
+            for request in slow {
+                request.setReceiveTimeout(seconds: 60)
+                try request.send(head + jpeg.prefix(100))
+            }
+            for _ in 0..<400 where server.pendingRequests.current < 2 { try await Task.sleep(for: .milliseconds(25)) }
+            XCTAssertEqual(server.pendingRequests.current, 2)
+            // One more is refused at once, its body unread.
+            let busy = try RawClient(port: port)
+            busy.setReceiveTimeout(seconds: 60)
+            try busy.send(head + jpeg)
+            let refused = try await offThePool { try busy.readHead() }
+            XCTAssertTrue(refused.hasPrefix("HTTP/1.1 503"), refused)
+            XCTAssertTrue(refused.lowercased().contains("retry-after: 1"), refused)
+            // The two in progress finish normally, and then places are free again.
+            for request in slow { try request.send(Array(jpeg.dropFirst(100))) }
+            for request in slow {
+                let answer = try await offThePool { try request.readHead() }
+                XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), answer)
+            }
+            for _ in 0..<400 where server.pendingRequests.current > 0 { try await Task.sleep(for: .milliseconds(25)) }
+            try await client.execute(uri: "/v1/hands", method: .post, body: ByteBuffer(bytes: jpeg)) { response in
+                XCTAssertEqual(response.status, .ok)
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                XCTAssertTrue(String(buffer: response.body).contains("vision_tasks_errors_total{code=\"serverBusy\"} 1"))
+            }
+        }
+    }
+
+    /// Out-of-range limits are a `ServerConfigurationError` when the server is created. Before:
+    /// `--max-image-bytes 9223372036854775807` trapped on an overflow at start, and 4294967296
+    /// tripped a precondition in the WebSocket upgrader at the first connection.
+    func testLimitsOutOfRangeAreRefusedUpFront() throws {
+        for bytes in [Int.max, 1 << 32, 0, -1] {
+            var limits = ServerLimits()
+            limits.maxImageBytes = bytes
+            XCTAssertThrowsError(try VisionServer(configuration: ServerFixture.configuration(limits: limits))) {
+                XCTAssertTrue("\($0)".contains("maxImageBytes"), "\($0)")
+            }
+        }
+        var limits = ServerLimits()
+        limits.maxTextBytes = Int.max
+        XCTAssertThrowsError(try VisionServer(configuration: ServerFixture.configuration(limits: limits)))
+        limits = ServerLimits()
+        limits.maxPendingRequests = 0
+        XCTAssertThrowsError(try VisionServer(configuration: ServerFixture.configuration(limits: limits)))
+        var configuration = try ServerFixture.configuration()
+        configuration.port = 70000
+        XCTAssertThrowsError(try VisionServer(configuration: configuration)) { XCTAssertTrue("\($0)".contains("port"), "\($0)") }
+    }
+
     /// Graceful shutdown (as on SIGTERM): open sessions are closed (code 1000) and `run` returns.
     func testGracefulShutdownClosesSessions() async throws {
         let server = try ServerFixture.server()
@@ -151,6 +221,14 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+    }
+}
+
+/// Runs blocking socket work on a dispatch thread, off Swift's cooperative pool (which the
+/// server under test shares).
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }
 

@@ -109,16 +109,60 @@ extension VisionServer {
 /// Connects to a live session and runs `body` with the reader and writer; returns the close frame.
 @discardableResult
 func liveSession(
-    port: Int, query: String = "task=gesture",
+    port: Int, query: String = "task=gesture", timeLimit: Duration = .seconds(120),
     _ body: @escaping @Sendable (inout LiveReader, WebSocketOutboundWriter) async throws -> Void
 ) async throws -> WebSocketCloseFrame? {
     var logger = Logger(label: "test-client")
     logger.logLevel = .warning
-    return try await WebSocketClient.connect(
-        url: "ws://localhost:\(port)/v1/live?\(query)", configuration: .init(maxFrameSize: 1 << 24), logger: logger
-    ) { inbound, outbound, _ in
-        var reader = LiveReader(inbound)
-        try await body(&reader, outbound)
+    let session = Task {
+        try await WebSocketClient.connect(
+            url: "ws://localhost:\(port)/v1/live?\(query)", configuration: .init(maxFrameSize: 1 << 24), logger: logger
+        ) { inbound, outbound, _ in
+            var reader = LiveReader(inbound)
+            try await body(&reader, outbound)
+        }
+    }
+    // Bounded in time, as every test client: a session that never ends (seen once in a full
+    // run: the client waited for an answer for 18 minutes) fails the test instead of hanging
+    // the suite. The stuck task is cancelled and left behind.
+    let outcome = OnceResult<WebSocketCloseFrame?>()
+    Task {
+        do { outcome.set(.success(try await session.value)) } catch { outcome.set(.failure(error)) }
+    }
+    Task {
+        try? await Task.sleep(for: timeLimit)
+        outcome.set(.failure(ServerFixture.TestFailure("the live session did not end within \(timeLimit)")))
+    }
+    let result = await outcome.value()
+    if case .failure = result { session.cancel() }
+    return try result.get()
+}
+
+/// The first result set wins; `value()` waits for it.
+final class OnceResult<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<T, any Error>?
+    private var waiter: CheckedContinuation<Result<T, any Error>, Never>?
+
+    func set(_ value: Result<T, any Error>) {
+        let resume: CheckedContinuation<Result<T, any Error>, Never>? = lock.withLock {
+            guard result == nil else { return nil }
+            result = value
+            defer { waiter = nil }
+            return waiter
+        }
+        resume?.resume(returning: value)
+    }
+
+    func value() async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            let ready: Result<T, any Error>? = lock.withLock {
+                if let result { return result }
+                waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
 

@@ -33,10 +33,11 @@ vt_deb_installed() {
 
 vt_python() { printf '%s' "${VISION_TASKS_PYTHON:-python3}"; }
 
-# The system packages: pkg-config, the JPEG, PNG and FFmpeg development files, pip (for the model
-# installer) and git (for SwiftPM). Nothing is installed when they are all there.
+# The system packages: pkg-config, the JPEG, PNG and FFmpeg development files (libavdevice for V4L2
+# cameras), pip (for the model installer) and git (for SwiftPM). Nothing is installed when they are
+# all there.
 vt_ensure_system_packages() {
-    local modules=(libjpeg libpng libavformat libavcodec libswscale libavutil)
+    local modules=(libjpeg libpng libavformat libavcodec libswscale libavutil libavdevice)
     local libraries_ok=1 pip_ok=1 git_ok=1
     # SwiftPM fetches the package's dependencies with git.
     command -v git >/dev/null 2>&1 || git_ok=0
@@ -50,11 +51,11 @@ vt_ensure_system_packages() {
 
     if ! command -v apt-get >/dev/null 2>&1; then
         [ "$git_ok" -eq 1 ] || vt_die "git is not installed (SwiftPM needs it to fetch dependencies)"
-        [ "$libraries_ok" -eq 1 ] || vt_die "missing development libraries (pkg-config modules: ${modules[*]}); install pkg-config, libjpeg-turbo, libpng and FFmpeg with their headers"
+        [ "$libraries_ok" -eq 1 ] || vt_die "missing development libraries (pkg-config modules: ${modules[*]}); install pkg-config, libjpeg-turbo, libpng and FFmpeg (with libavdevice) with their headers"
         vt_die "$(vt_python) has no pip; install pip or set VISION_TASKS_PYTHON to a Python that has it"
     fi
 
-    local wanted=(pkg-config libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev)
+    local wanted=(pkg-config libjpeg62-turbo-dev libpng-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libavdevice-dev)
     [ "$pip_ok" -eq 1 ] || wanted+=(python3-pip)
     [ "$git_ok" -eq 1 ] || wanted+=(git ca-certificates)
     local missing=() package
@@ -100,6 +101,16 @@ vt_ensure_chromium() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
 }
 
+# The ffmpeg program, which the live-source tests (LiveSourceTests, LiveCommandTests) start as an
+# HTTP MJPEG and a UDP MPEG-TS server on 127.0.0.1; Debian/Ubuntu with apt.
+vt_ensure_ffmpeg() {
+    command -v ffmpeg >/dev/null 2>&1 && return 0
+    command -v apt-get >/dev/null 2>&1 || vt_die "the live-source tests need the ffmpeg program (Debian: ffmpeg); install it"
+    vt_log "installing the ffmpeg program for the live-source tests"
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >&2
+}
+
 # Builds everything but the tests, in release, with the flags the tests use.
 vt_build() {
     # Said only before a first build (no tool built yet); later runs are no-op or incremental builds.
@@ -115,7 +126,8 @@ vt_run_tests() {
     local log status skipped
     log="$(mktemp)"
     set +e
-    swift test --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" "$@" 2>&1 | tee "$log"
+    # XCTest only: without --disable-swift-testing the run would end on Swift Testing's "0 tests" line.
+    swift test --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee "$log"
     status=${PIPESTATUS[0]}
     set -e
     skipped=$(grep -c "^Test Case '.*' skipped" "$log" || true)

@@ -13,7 +13,8 @@ import VisionTasks
 /// - the target parsed by Hummingbird's `URI`; a path `/v1/{name}` is routed to the handler
 ///   with `name` as its task parameter (others never reach it);
 /// - `VisionServer.requestSettings` (the task named in the path, the query's options);
-/// - `VisionServer.requestBody` (the declared length, then the body collected up to the limit);
+/// - `VisionServer.checkDeclaredLength` and `requestBody` (the declared length, then the body
+///   collected up to the limit);
 /// - `FrameDecoder` (byte limit, pixel limit from the header, JPEG/PNG decoding), the first step
 ///   of `VisionServer.runRequest`, or all of `runRequest` with the image-mode task instances of a
 ///   `VisionServer` when `FUZZ_SERVER_TASKS=1` (slow);
@@ -31,10 +32,11 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let limits = input.limits
     do throws(ServerError) {
         let settings = try VisionServer.requestSettings(task: String(segments[1]), uri: uri)
+        try VisionServer.checkDeclaredLength(input.contentLength, limit: limits.maxImageBytes)
+        // (Here `handle` admits the request or answers serverBusy: a count, not the input's doing.)
         let body = RequestBody(buffer: ByteBuffer(bytes: input.body))
-        let contentLength = input.contentLength
         let bytes = try wait { () async throws(ServerError) -> Data in
-            try await VisionServer.requestBody(body, contentLength: contentLength, limit: limits.maxImageBytes)
+            try await VisionServer.requestBody(body, limit: limits.maxImageBytes)
         }.get()
         if let server = server(limits) {
             let record: FrameRecord

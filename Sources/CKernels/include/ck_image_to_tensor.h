@@ -8,6 +8,8 @@
 // docs/pipelines.md): source coordinates are computed in double, rounded to 1/32 pixel, and
 // the four neighbours are blended with 15-bit integer weights from a 32x32 table, the sum
 // rounded by (sum + 2^14) >> 15. The float conversion is one fused multiply-add per value.
+// (With AVX-512 the float warp blends 16 pixels at a time from gathered neighbours and weights,
+// the same integer arithmetic lane by lane: bit for bit the scalar result.)
 //
 // The segmentation mask of the pose landmarker goes back to image space with cv::warpAffine
 // on a float image (also the classic path: coordinates in 1/32 pixel through 10-bit fixed

@@ -44,6 +44,24 @@ void ck_jpeg_ycbcr_to_rgb_row(const uint8_t *y, const uint8_t *cb, const uint8_t
 void ck_jpeg_interleave_rgb_row(const uint8_t *r, const uint8_t *g, const uint8_t *b,
                                 size_t count, uint8_t *rgb);
 
+/// One reconstructed component for ck_jpeg_planes_to_rgb: `samples` holds `low_height` rows
+/// of at least `low_width` samples, `stride` bytes apart; `h` and `v` are its upsampling
+/// factors (1...4) to full resolution.
+typedef struct ck_jpeg_plane {
+    const uint8_t *samples;
+    size_t stride;
+    size_t low_width, low_height;
+    int h, v;
+} ck_jpeg_plane;
+
+/// Upsamples three components to `width` x `height` and converts them to packed RGB (or, when
+/// `is_rgb`, interleaves them as R, G, B): for each output row y exactly what
+/// ck_jpeg_upsample_row (rows y / 2 and its neighbour on y's side for v = 2, row y / v
+/// otherwise) and ck_jpeg_ycbcr_to_rgb_row do, in one call without copies for full-resolution
+/// components. Returns 0, or 1 when its row buffers cannot be allocated.
+int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t width, size_t height,
+                          uint8_t *rgb);
+
 /// Converts a row of (Adobe, inverted) CMYK samples, 4 bytes a pixel, to RGB:
 /// each of C, M, Y is multiplied by K with rounding (x * k / 255).
 void ck_jpeg_cmyk_to_rgb_row(const uint8_t *cmyk, size_t count, uint8_t *rgb);

@@ -13,6 +13,10 @@
 /// Compiles one function for AVX2 + FMA (+ F16C, which every AVX2 CPU has and the dispatch
 /// checks) without changing the flags of the whole target.
 #define CK_AVX2 __attribute__((target("avx2,fma,f16c")))
+/// Compiles one function for AVX-512 (F, VL, BW, DQ) on top of AVX2 + FMA + F16C, the level
+/// CK_ISA_AVX512 checks for. Functions with this attribute may call CK_AVX2 inline helpers.
+#define CK_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,f16c")))
+#define CK_AVX512_INLINE CK_AVX512 static inline __attribute__((always_inline))
 #endif
 
 #define CK_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -33,9 +37,19 @@ static inline ck_threadpool *ck_pool_for_work(ck_threadpool *pool, size_t work) 
 /// Kernels that need per-thread scratch memory index a caller-provided buffer with it.
 int ck_thread_slot(void);
 
+/// Whether the AVX2/FMA kernels run at the current dispatch level (AVX2 or AVX-512).
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)
-    return ck_active_isa() == CK_ISA_AVX2_FMA;
+    return ck_isa_has_avx2(ck_active_isa());
+#else
+    return 0;
+#endif
+}
+
+/// Whether the AVX-512 kernels run at the current dispatch level.
+static inline int ck_use_avx512(void) {
+#if defined(CK_HAVE_X86)
+    return ck_active_isa() == CK_ISA_AVX512;
 #else
     return 0;
 #endif

@@ -226,10 +226,11 @@ CK_SIMD8_INLINE void v8_transpose8(ck_v8 r[8]) {
 }
 #endif
 
-/// Whether the kernels written with ck_v8 run on this CPU at the current dispatch level.
+/// Whether the kernels written with ck_v8 run on this CPU at the current dispatch level (on x86
+/// at AVX2 and at AVX-512, where the kernels without an AVX-512 version run them).
 static inline int ck_use_simd8(void) {
 #if defined(CK_HAVE_X86)
-    return ck_active_isa() == CK_ISA_AVX2_FMA;
+    return ck_isa_has_avx2(ck_active_isa());
 #elif defined(__aarch64__)
     return ck_active_isa() == CK_ISA_NEON;
 #else

@@ -8,6 +8,10 @@
 // weights held in registers. Taps outside the input are skipped. Every output value is
 // bias + sum over taps in (row, column) order with one fused multiply-add per tap, the same
 // order as the general path, so the result does not depend on the path or on the threads.
+//
+// With AVX-512 the fast path takes two blocks of 8 channels per zmm register (their packed
+// weights joined at load), with the same arithmetic; a last odd block runs with the upper half
+// masked off.
 #include "ck_internal.h"
 #include "ck_simd8.h"
 
@@ -244,10 +248,130 @@ CK_SIMD8_FN static void dw_row_5x5s2(const ck_dwconv_params *p, size_t row, size
 }
 #endif
 
+// MARK: - AVX-512
+
+#if defined(CK_HAVE_X86)
+/// The packed 8-channel values at `offset` of blocks b and b + 1 as one zmm (b + 1 only when
+/// `pair`, else zeros above).
+CK_AVX512_INLINE __m512 z_pair(const float *block, size_t block_floats, size_t offset, int pair) {
+    const __m512 lo = _mm512_castps256_ps512(_mm256_loadu_ps(block + offset));
+    return pair ? _mm512_insertf32x8(lo, _mm256_loadu_ps(block + block_floats + offset), 1)
+                : _mm512_insertf32x8(lo, _mm256_setzero_ps(), 1);
+}
+
+/// dw_span with 16 channels (two packed blocks) per vector.
+CK_AVX512_INLINE void dw_span_z(const int W, const int K, const int S, const int CHECKED,
+                                const float *const *rows, size_t ky_begin, size_t ky_end, ptrdiff_t ix0,
+                                size_t in_w, size_t C, size_t c_begin, size_t c_end, const float *packed,
+                                float *out, __m512 lo, __m512 hi, const float *prelu) {
+    const size_t block_floats = CB * (1 + (size_t)K * K);
+    for (size_t c0 = c_begin; c0 < c_end; c0 += 2 * CB) {
+        const int pair = c0 + CB < c_end;
+        const __mmask16 mask = pair ? (__mmask16)0xffff : (__mmask16)0x00ff;
+        const float *w = packed + (c0 / CB) * block_floats;
+        __m512 acc[8];
+        const __m512 bias = z_pair(w, block_floats, 0, pair);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) acc[j] = bias;
+        for (size_t ky = ky_begin; ky < ky_end; ky++) {
+            const float *row = rows[ky] + c0;
+            __m512 wv[5];
+#pragma clang loop unroll(full)
+            for (int kx = 0; kx < K; kx++) wv[kx] = z_pair(w, block_floats, CB + (ky * (size_t)K + (size_t)kx) * CB, pair);
+#pragma clang loop unroll(full)
+            for (int t = 0; t < (W - 1) * S + K; t++) {
+                const ptrdiff_t ix = ix0 + t;
+                if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
+                const __m512 x = _mm512_maskz_loadu_ps(mask, row + ix * (ptrdiff_t)C);
+#pragma clang loop unroll(full)
+                for (int j = 0; j < W; j++) {
+                    const int kx = t - j * S;
+                    if (kx >= 0 && kx < K) acc[j] = _mm512_fmadd_ps(x, wv[kx], acc[j]);
+                }
+            }
+        }
+        if (prelu != NULL) {
+            const __m512 slope = _mm512_maskz_loadu_ps(mask, prelu + c0), zero = _mm512_setzero_ps();
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) {
+                const __m512 v = _mm512_min_ps(_mm512_max_ps(acc[j], lo), hi);
+                const __m512 o = _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v, slope);
+                _mm512_mask_storeu_ps(out + (size_t)j * C + c0, mask, o);
+            }
+        } else {
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) _mm512_mask_storeu_ps(out + (size_t)j * C + c0, mask, _mm512_min_ps(_mm512_max_ps(acc[j], lo), hi));
+        }
+    }
+}
+
+/// dw_row_fast with dw_span_z.
+CK_AVX512_INLINE void dw_row_fast_z(const int K, const int S, const ck_dwconv_params *p, size_t row,
+                                    size_t c_begin, size_t c_end) {
+    const size_t C = p->channels, in_w = p->in_w, out_w = p->out_w;
+    const dw_rows g = dw_row_geometry(p, row);
+    const __m512 lo = _mm512_set1_ps(p->out_min), hi = _mm512_set1_ps(p->out_max);
+    float *out_row = p->output + row * out_w * C;
+    const size_t x_lo = (p->pad_left + S - 1) / S;
+    size_t x_hi = in_w + p->pad_left >= (size_t)K ? (in_w + p->pad_left - K) / S + 1 : 0;
+    if (x_hi > out_w) x_hi = out_w;
+    const float *rows[5] = {0, 0, 0, 0, 0};
+    for (size_t ky = g.ky_begin; ky < g.ky_end; ky++) {
+        rows[ky] = g.image + (size_t)(g.iy0 + (ptrdiff_t)ky) * in_w * C;
+    }
+    size_t ox = 0;
+    while (ox < out_w) {
+        const size_t left = out_w - ox;
+        const int W = left >= 8 ? 8 : (int)left;
+        const int inside = ox >= x_lo && ox + (size_t)W <= x_hi;
+        const ptrdiff_t ix0 = (ptrdiff_t)(ox * S) - (ptrdiff_t)p->pad_left;
+        float *out = out_row + ox * C;
+#define CK_DW_SPAN_Z(WW)                                                                                             \
+    if (inside) dw_span_z(WW, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
+    else dw_span_z(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
+        switch (W) {
+        case 8: CK_DW_SPAN_Z(8) break;
+        case 7: CK_DW_SPAN_Z(7) break;
+        case 6: CK_DW_SPAN_Z(6) break;
+        case 5: CK_DW_SPAN_Z(5) break;
+        case 4: CK_DW_SPAN_Z(4) break;
+        case 3: CK_DW_SPAN_Z(3) break;
+        case 2: CK_DW_SPAN_Z(2) break;
+        default: CK_DW_SPAN_Z(1) break;
+        }
+#undef CK_DW_SPAN_Z
+        ox += (size_t)W;
+    }
+}
+
+CK_AVX512 static void dw_row_3x3s1_z(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_z(3, 1, p, row, c_begin, c_end);
+}
+CK_AVX512 static void dw_row_3x3s2_z(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_z(3, 2, p, row, c_begin, c_end);
+}
+CK_AVX512 static void dw_row_5x5s1_z(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_z(5, 1, p, row, c_begin, c_end);
+}
+CK_AVX512 static void dw_row_5x5s2_z(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_z(5, 2, p, row, c_begin, c_end);
+}
+#endif
+
 typedef void (*dw_row_fn)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end);
 
 /// The row kernel for this geometry at the current dispatch level.
 static dw_row_fn dw_select(const ck_dwconv_params *p) {
+#if defined(CK_HAVE_X86)
+    if (ck_use_avx512()) {
+        const int fast = p->kernel_h == p->kernel_w && p->stride_h == p->stride_w && p->dilation_h == 1 &&
+                         p->dilation_w == 1 && p->channels % CB == 0;
+        if (fast && p->kernel_h == 3 && p->stride_h == 1) return dw_row_3x3s1_z;
+        if (fast && p->kernel_h == 3 && p->stride_h == 2) return dw_row_3x3s2_z;
+        if (fast && p->kernel_h == 5 && p->stride_h == 1) return dw_row_5x5s1_z;
+        if (fast && p->kernel_h == 5 && p->stride_h == 2) return dw_row_5x5s2_z;
+    }
+#endif
 #if defined(CK_SIMD8)
     if (ck_use_simd8()) {
         const int fast = p->kernel_h == p->kernel_w && p->stride_h == p->stride_w && p->dilation_h == 1 &&
@@ -289,10 +413,12 @@ void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
     const size_t rows = p->batch * p->out_h;
     pool = ck_pool_for_work(pool, rows * p->out_w * p->channels * taps);
     const size_t threads = (size_t)ck_threadpool_thread_count(pool);
-    const size_t blocks = (p->channels + CB - 1) / CB;
+    // Channel groups of whole vectors: 8 channels, or 16 with AVX-512.
+    const size_t vector = ck_use_avx512() ? 2 * CB : CB;
+    const size_t blocks = (p->channels + vector - 1) / vector;
     size_t groups = 1;
     if (threads > 1 && rows < 8 * threads) groups = CK_MIN(blocks, (8 * threads + rows - 1) / rows);
-    job.group_size = (blocks + groups - 1) / groups * CB;
+    job.group_size = (blocks + groups - 1) / groups * vector;
     job.groups = (p->channels + job.group_size - 1) / job.group_size;
     ck_parallel_for(pool, rows * job.groups, dw_rows_range, &job);
 }

@@ -8,11 +8,19 @@
 // Each output is bias + sum over (tap, input channel) in order, one fused multiply-add per
 // term; single-row tiles (matrix-vector products) keep four partial sums over k instead, so
 // their result is independent of the threads but not bit-identical to a multi-row tile's.
+//
+// With AVX-512 a tile is 8 rows x two 16-column panels (16 zmm accumulators; the same packed
+// panels, half-precision panels widened with vcvtph2ps), or x one panel for the last odd panel
+// and the last rows; the arithmetic rules are the same, only which rows share a tile differs
+// (so a single-row tile can fall on other rows).
 #include "ck_internal.h"
 #include "ck_simd8.h"
 
 #define MR CK_GEMM_MR
 #define NR CK_GEMM_NR
+/// Rows per AVX-512 tile: 8 (x 2 panels = 16 independent accumulators) keep both FMA units of a
+/// core busy through the 4-cycle FMA latency.
+#define MR512 8
 
 // MARK: - Packing
 
@@ -130,10 +138,13 @@ typedef struct gemm_job {
     size_t residual_stride;
     const float *prelu;
     size_t m_tiles, n_tiles;
+    /// Rows per tile at this dispatch level (MR, or MR512 with AVX-512).
+    size_t mr;
     /// Row tiles of the first operand that stay in the L1 cache while panels pass over them.
     size_t row_block;
     int m_outer;
     int simd;
+    int avx512;
 } gemm_job;
 
 /// The input of output row `row` at tap `t`.
@@ -426,8 +437,290 @@ CK_SIMD8_FN static void tiles_simd_f16(const gemm_job *job, size_t t_begin, size
 }
 #endif
 
+// MARK: - AVX-512 microkernels
+
+#if defined(CK_HAVE_X86)
+
+/// Sixteen weights of a panel row: float32 or half precision.
+CK_AVX512_INLINE __m512 z_weights(const int F16, const void *w, size_t offset) {
+    return F16 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)((const uint16_t *)w + offset)))
+               : _mm512_loadu_ps((const float *)w + offset);
+}
+
+/// v < 0 ? v * slope : v (as the portable epilogue).
+CK_AVX512_INLINE __m512 z_prelu(__m512 v, __m512 slope) {
+    return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), v, slope);
+}
+
+/// The epilogue for the 16 columns of a panel starting at `col` of output row `row`; `mask`
+/// selects the columns that exist.
+CK_AVX512_INLINE void z_store(const gemm_job *job, __m512 v, size_t row, size_t col, __mmask16 mask) {
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(job->lo)), _mm512_set1_ps(job->hi));
+    if (job->residual != NULL) {
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, job->residual + row * job->residual_stride + col));
+        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(job->lo2)), _mm512_set1_ps(job->hi2));
+    }
+    if (job->prelu != NULL) v = z_prelu(v, _mm512_maskz_loadu_ps(mask, job->prelu + col));
+    _mm512_mask_storeu_ps(job->c + row * job->c_stride + col, mask, v);
+}
+
+/// The epilogue of R rows x the 16 columns of a panel at n0 (nr of them live).
+CK_AVX512_INLINE void tile_z_store(const int R, const gemm_job *job, const __m512 *acc, size_t i0, size_t n0, size_t nr) {
+    const __mmask16 mask = (__mmask16)((1u << nr) - 1u);
+    if (job->residual == NULL) {
+        // No residual: the activation's constants loaded once per tile. Whole panels use plain
+        // stores (masked stores of all 16 lanes are markedly slower on Zen 5).
+        const __m512 lo = _mm512_set1_ps(job->lo), hi = _mm512_set1_ps(job->hi);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const size_t stride = job->c_stride;
+        if (nr == NR && job->prelu == NULL) {
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) _mm512_storeu_ps(out + (size_t)i * stride, _mm512_min_ps(_mm512_max_ps(acc[i], lo), hi));
+            return;
+        }
+        if (nr == NR) {
+            const __m512 slope = _mm512_loadu_ps(job->prelu + n0);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) _mm512_storeu_ps(out + (size_t)i * stride, z_prelu(_mm512_min_ps(_mm512_max_ps(acc[i], lo), hi), slope));
+            return;
+        }
+        if (job->prelu != NULL) {
+            const __m512 slope = _mm512_maskz_loadu_ps(mask, job->prelu + n0);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                _mm512_mask_storeu_ps(out + (size_t)i * stride, mask, z_prelu(_mm512_min_ps(_mm512_max_ps(acc[i], lo), hi), slope));
+            }
+        } else {
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                _mm512_mask_storeu_ps(out + (size_t)i * stride, mask, _mm512_min_ps(_mm512_max_ps(acc[i], lo), hi));
+            }
+        }
+        return;
+    }
+    if (nr == NR && job->prelu == NULL) {
+        // A residual over whole panels (the common fused ADD): unmasked loads and stores.
+        const __m512 lo = _mm512_set1_ps(job->lo), hi = _mm512_set1_ps(job->hi);
+        const __m512 lo2 = _mm512_set1_ps(job->lo2), hi2 = _mm512_set1_ps(job->hi2);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const float *res = job->residual + i0 * job->residual_stride + n0;
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) {
+            __m512 v = _mm512_min_ps(_mm512_max_ps(acc[i], lo), hi);
+            v = _mm512_add_ps(v, _mm512_loadu_ps(res + (size_t)i * job->residual_stride));
+            _mm512_storeu_ps(out + (size_t)i * job->c_stride, _mm512_min_ps(_mm512_max_ps(v, lo2), hi2));
+        }
+        return;
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) z_store(job, acc[i], i0 + (size_t)i, n0, mask);
+}
+
+/// R rows (a constant in each instantiation) x the 16 columns of one panel.
+CK_AVX512_INLINE void tile_z(const int R, const int F16, const gemm_job *job, size_t i0, size_t panel) {
+    const size_t n0 = panel * NR, nr = CK_MIN(NR, job->n - n0);
+    const char *base = job->packed + panel * job->panel_bytes;
+    const float *bias = (const float *)(const void *)base;
+    const void *w = base + NR * sizeof(float);
+    const size_t k = job->k, taps = job->taps;
+    __m512 acc[MR512];
+    const __m512 b = _mm512_loadu_ps(bias);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) acc[i] = b;
+    size_t r = 0;
+    if (R == 1) {
+        // Four partial sums over k, as the AVX2 single-row tile.
+        __m512 p1 = _mm512_setzero_ps(), p2 = _mm512_setzero_ps(), p3 = _mm512_setzero_ps();
+        for (size_t t = 0; t < taps; t++) {
+            const float *a0 = gemm_row(job, i0, t);
+            size_t p = 0;
+            for (; p + 4 <= k; p += 4, r += 4) {
+                acc[0] = _mm512_fmadd_ps(_mm512_set1_ps(a0[p]), z_weights(F16, w, r * NR), acc[0]);
+                p1 = _mm512_fmadd_ps(_mm512_set1_ps(a0[p + 1]), z_weights(F16, w, (r + 1) * NR), p1);
+                p2 = _mm512_fmadd_ps(_mm512_set1_ps(a0[p + 2]), z_weights(F16, w, (r + 2) * NR), p2);
+                p3 = _mm512_fmadd_ps(_mm512_set1_ps(a0[p + 3]), z_weights(F16, w, (r + 3) * NR), p3);
+            }
+            for (; p < k; p++, r++) acc[0] = _mm512_fmadd_ps(_mm512_set1_ps(a0[p]), z_weights(F16, w, r * NR), acc[0]);
+        }
+        acc[0] = _mm512_add_ps(_mm512_add_ps(acc[0], p1), _mm512_add_ps(p2, p3));
+    } else {
+        for (size_t t = 0; t < taps; t++) {
+            const float *a[MR512];
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
+            const float *wt = (const float *)w + (F16 ? 0 : r * NR);
+            const uint16_t *ht = (const uint16_t *)w + (F16 ? r * NR : 0);
+            for (size_t p = 0; p < k; p++) {
+                const __m512 bv = F16 ? _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(ht + p * NR)))
+                                      : _mm512_loadu_ps(wt + p * NR);
+#pragma clang loop unroll(full)
+                for (int i = 0; i < R; i++) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i][p]), bv, acc[i]);
+            }
+            r += k;
+        }
+    }
+    tile_z_store(R, job, acc, i0, n0, nr);
+}
+
+/// Eight rows x the 32 columns of panels `panel` and `panel + 1` (the second may be partial):
+/// each broadcast row value feeds two FMAs, where the single-panel tile spends a broadcast per
+/// FMA (one core: 9216x32x32 95 -> 118, 12544x64x16 81 -> 110, 576x128x256 111 -> 128 G
+/// multiply-adds per second). The same arithmetic per output as tile_z.
+CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, size_t panel) {
+    const size_t n0 = panel * NR, nr1 = CK_MIN(NR, job->n - n0 - NR);
+    const char *base0 = job->packed + panel * job->panel_bytes, *base1 = base0 + job->panel_bytes;
+    const void *w0 = base0 + NR * sizeof(float), *w1 = base1 + NR * sizeof(float);
+    const size_t k = job->k, taps = job->taps;
+    __m512 acc0[MR512], acc1[MR512];
+    const __m512 b0 = _mm512_loadu_ps((const float *)(const void *)base0), b1 = _mm512_loadu_ps((const float *)(const void *)base1);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR512; i++) {
+        acc0[i] = b0;
+        acc1[i] = b1;
+    }
+    size_t r = 0;
+    for (size_t t = 0; t < taps; t++) {
+        const float *a[MR512];
+#pragma clang loop unroll(full)
+        for (int i = 0; i < MR512; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
+        for (size_t p = 0; p < k; p++, r++) {
+            const __m512 v0 = z_weights(F16, w0, r * NR), v1 = z_weights(F16, w1, r * NR);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < MR512; i++) {
+                const __m512 x = _mm512_set1_ps(a[i][p]);
+                acc0[i] = _mm512_fmadd_ps(x, v0, acc0[i]);
+                acc1[i] = _mm512_fmadd_ps(x, v1, acc1[i]);
+            }
+        }
+    }
+    tile_z_store(MR512, job, acc0, i0, n0, NR);
+    tile_z_store(MR512, job, acc1, i0, n0 + NR, nr1);
+}
+
+/// A matrix-vector product over P panels at once (the AVX2 gemv_panels' arithmetic).
+CK_AVX512_INLINE void gemv_panels_z(const int P, const int F16, const gemm_job *job, size_t first_panel) {
+    __m512 acc[8];
+    const void *w[8];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const char *base = job->packed + (first_panel + (size_t)q) * job->panel_bytes;
+        acc[q] = _mm512_loadu_ps((const float *)(const void *)base);
+        w[q] = base + NR * sizeof(float);
+    }
+    size_t r = 0;
+    for (size_t t = 0; t < job->taps; t++) {
+        const float *a = gemm_row(job, 0, t);
+        for (size_t p = 0; p < job->k; p++, r++) {
+            const __m512 x = _mm512_set1_ps(a[p]);
+#pragma clang loop unroll(full)
+            for (int q = 0; q < P; q++) acc[q] = _mm512_fmadd_ps(x, z_weights(F16, w[q], r * NR), acc[q]);
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const size_t n0 = (first_panel + (size_t)q) * NR, nr = CK_MIN(NR, job->n - n0);
+        z_store(job, acc[q], 0, n0, (__mmask16)((1u << nr) - 1u));
+    }
+}
+
+/// Panels [p_begin, p_end) of a matrix-vector product, grouped as gemv_simd groups them.
+CK_AVX512_INLINE void gemv_z(const int F16, const gemm_job *job, size_t p_begin, size_t p_end) {
+    const size_t grouped = job->n_tiles / 4 * 4;
+    size_t panel = p_begin;
+    while (panel < p_end) {
+        if (panel >= grouped) {
+            tile_z(1, F16, job, 0, panel);
+            panel++;
+            continue;
+        }
+        // Two whole groups of four at once where both are in range: eight independent FMA
+        // chains instead of four (each output's sum is the same either way).
+        if (panel % 4 == 0 && panel + 8 <= CK_MIN(p_end, grouped)) {
+            gemv_panels_z(8, F16, job, panel);
+            panel += 8;
+            continue;
+        }
+        const size_t end = CK_MIN(p_end, (panel / 4 + 1) * 4);
+        switch (end - panel) {
+        case 4: gemv_panels_z(4, F16, job, panel); break;
+        case 3: gemv_panels_z(3, F16, job, panel); break;
+        case 2: gemv_panels_z(2, F16, job, panel); break;
+        default: gemv_panels_z(1, F16, job, panel); break;
+        }
+        panel = end;
+    }
+}
+
+/// One tile: rows [i0, i0 + 8) (fewer at the end) of one panel.
+CK_AVX512_INLINE void tile_any_z(const int F16, const gemm_job *job, size_t tile, size_t panel) {
+    const size_t i0 = tile * MR512, mr = CK_MIN(MR512, job->m - i0);
+    switch (mr) {
+    case 1: tile_z(1, F16, job, i0, panel); break;
+    case 2: tile_z(2, F16, job, i0, panel); break;
+    case 3: tile_z(3, F16, job, i0, panel); break;
+    case 4: tile_z(4, F16, job, i0, panel); break;
+    case 5: tile_z(5, F16, job, i0, panel); break;
+    case 6: tile_z(6, F16, job, i0, panel); break;
+    case 7: tile_z(7, F16, job, i0, panel); break;
+    default: tile_z(8, F16, job, i0, panel); break;
+    }
+}
+
+CK_AVX512_INLINE void tiles_z(const int F16, const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin,
+                              size_t p_end, int tile_major) {
+    if (job->m == 1) {
+        gemv_z(F16, job, p_begin, p_end);
+        return;
+    }
+    // Pairs of panels in whole 8-row tiles (see tile_z2).
+    if (tile_major) {
+        for (size_t tile = t_begin; tile < t_end; tile++) {
+            size_t panel = p_begin;
+            if ((tile + 1) * MR512 <= job->m) {
+                for (; panel + 2 <= p_end; panel += 2) tile_z2(F16, job, tile * MR512, panel);
+            }
+            for (; panel < p_end; panel++) tile_any_z(F16, job, tile, panel);
+        }
+    } else {
+        size_t panel = p_begin;
+        for (; panel + 2 <= p_end; panel += 2) {
+            for (size_t tile = t_begin; tile < t_end; tile++) {
+                if ((tile + 1) * MR512 <= job->m) {
+                    tile_z2(F16, job, tile * MR512, panel);
+                } else {
+                    tile_any_z(F16, job, tile, panel);
+                    tile_any_z(F16, job, tile, panel + 1);
+                }
+            }
+        }
+        for (; panel < p_end; panel++) {
+            for (size_t tile = t_begin; tile < t_end; tile++) tile_any_z(F16, job, tile, panel);
+        }
+    }
+}
+
+CK_AVX512 static void tiles_z_f32(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
+                                  int tile_major) {
+    tiles_z(0, job, t_begin, t_end, p_begin, p_end, tile_major);
+}
+CK_AVX512 static void tiles_z_f16(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
+                                  int tile_major) {
+    tiles_z(1, job, t_begin, t_end, p_begin, p_end, tile_major);
+}
+#endif
+
 /// Row tiles [t_begin, t_end) x panels [p_begin, p_end) at the current dispatch level.
 static void tiles(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end, int tile_major) {
+#if defined(CK_HAVE_X86)
+    if (job->avx512) {
+        if (job->f16) {
+            tiles_z_f16(job, t_begin, t_end, p_begin, p_end, tile_major);
+        } else {
+            tiles_z_f32(job, t_begin, t_end, p_begin, p_end, tile_major);
+        }
+        return;
+    }
+#endif
 #if defined(CK_SIMD8)
     if (job->simd) {
         if (job->f16) {
@@ -440,14 +733,15 @@ static void tiles(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_be
 #endif
     for (size_t panel = p_begin; panel < p_end; panel++) {
         for (size_t tile = t_begin; tile < t_end; tile++) {
-            tile_portable(job, tile * MR, CK_MIN(MR, job->m - tile * MR), panel);
+            tile_portable(job, tile * job->mr, CK_MIN(job->mr, job->m - tile * job->mr), panel);
         }
     }
 }
 
 /// Work units: row tiles (the first operand is the larger: blocks of row tiles stay in cache
 /// while every panel passes over them), or (panel, row tile) pairs panel by panel (the
-/// weights are the larger: a panel stays in cache while the rows pass).
+/// weights are the larger: a panel stays in cache while the rows pass; with AVX-512 a pair of
+/// panels).
 static void gemm_range(void *context, size_t begin, size_t end) {
     const gemm_job *job = (const gemm_job *)context;
     if (job->m_outer) {
@@ -460,15 +754,18 @@ static void gemm_range(void *context, size_t begin, size_t end) {
         }
         return;
     }
-    if (job->m_tiles == 1) { // one row tile: the units are panels, taken together
-        tiles(job, 0, 1, begin, end, 0);
+    // Units are (group of panels, row tile) pairs: single panels, or pairs with AVX-512 (whose
+    // tiles take two panels at once).
+    const size_t group = job->avx512 ? 2 : 1;
+    if (job->m_tiles == 1) { // one row tile: the units are groups of panels, taken together
+        tiles(job, 0, 1, begin * group, CK_MIN(job->n_tiles, end * group), 0);
         return;
     }
     size_t unit = begin;
     while (unit < end) {
-        const size_t panel = unit / job->m_tiles, first = unit % job->m_tiles;
+        const size_t panel = unit / job->m_tiles * group, first = unit % job->m_tiles;
         const size_t last = CK_MIN(job->m_tiles, first + (end - unit));
-        tiles(job, first, last, panel, panel + 1, 0);
+        tiles(job, first, last, panel, CK_MIN(job->n_tiles, panel + group), 0);
         unit += last - first;
     }
 }
@@ -478,7 +775,9 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
 #if defined(CK_SIMD8)
     job->simd = ck_use_simd8();
 #endif
-    job->m_tiles = (job->m + MR - 1) / MR;
+    job->avx512 = ck_use_avx512();
+    job->mr = job->avx512 ? MR512 : MR;
+    job->m_tiles = (job->m + job->mr - 1) / job->mr;
     job->n_tiles = (job->n + NR - 1) / NR;
     const size_t kk = job->k * job->taps;
     job->panel_bytes = job->f16 ? panel_bytes_f16(kk) : NR * (1 + kk) * sizeof(float);
@@ -489,10 +788,11 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     // is then written whole); larger weights pass over blocks of about 24 KB of rows, so each
     // panel is read from the L2 cache once per block (24 KB rather than 16: a 28x28x192 -> 96
     // layer of pose detection went from about 45 to 52 GMAC/s; 32 KB gained nothing more).
-    const size_t tile_bytes = MR * kk * sizeof(float);
+    const size_t tile_bytes = job->mr * kk * sizeof(float);
     job->row_block = w_bytes <= 24576 ? 1 : CK_MAX((size_t)1, (size_t)24576 / CK_MAX(tile_bytes, (size_t)1));
     pool = ck_pool_for_work(pool, job->m * job->n * kk);
-    ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * job->n_tiles, gemm_range, job);
+    const size_t panel_groups = job->avx512 ? (job->n_tiles + 1) / 2 : job->n_tiles;
+    ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * panel_groups, gemm_range, job);
 }
 
 void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {

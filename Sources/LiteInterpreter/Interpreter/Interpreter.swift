@@ -44,9 +44,17 @@ public final class Interpreter {
         try self.init(model: model, options: options, preservingAllTensors: false)
     }
 
+    /// Prepares an interpreter for `model` that runs on `pool`'s threads. Interpreters that
+    /// share a pool must not run at the same time (one task's models, run one after another).
+    /// - Throws: `InterpreterError`.
+    package convenience init(model: Model, sharing pool: WorkerPool) throws {
+        try self.init(model: model, options: Options(threadCount: pool.threadCount), preservingAllTensors: false, pool: pool)
+    }
+
     /// `preservingAllTensors` gives every tensor its own memory so that `tensorValues(_:)` can
-    /// read any of them after `invoke()` (for debugging against another runtime).
-    init(model: Model, options: Options, preservingAllTensors: Bool) throws {
+    /// read any of them after `invoke()` (for debugging against another runtime). `pool`: the
+    /// threads to run on (nil: a pool of the interpreter's own).
+    init(model: Model, options: Options, preservingAllTensors: Bool, pool: WorkerPool? = nil) throws {
         guard options.threadCount >= 1, options.threadCount <= Options.maximumThreadCount else { throw InterpreterError.invalidThreadCount(options.threadCount) }
         self.model = model
         self.options = options
@@ -59,7 +67,7 @@ public final class Interpreter {
         operations = try program.operations.map { try $0.bind(memory) }
         inputPointers = try program.inputs.map { try memory.mutablePointer($0.index) }
         outputPointers = try program.outputs.map { try memory.mutablePointer($0.index) }
-        pool = try WorkerPool(threadCount: options.threadCount)
+        self.pool = try pool ?? WorkerPool(threadCount: options.threadCount)
     }
 
     /// Loads the model at `modelPath` and prepares an interpreter for it.
@@ -124,7 +132,9 @@ public final class Interpreter {
     /// Runs the model on the current inputs.
     public func invoke() throws {
         let handle = pool.handle
-        for operation in operations { operation.run(pool: handle) }
+        StageStopwatch.time(.models) {
+            for operation in operations { operation.run(pool: handle) }
+        }
     }
 
     /// Runs the model once like `invoke()`, timing every operator (for profiling; the

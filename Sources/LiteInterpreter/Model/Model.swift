@@ -24,9 +24,10 @@ public final class Model: Sendable {
     let program: Program
     private let archive: AssociatedFilesArchive
 
-    /// Reads a `.tflite` file.
+    /// Reads a `.tflite` file (a regular file: a directory, device, FIFO or socket is refused).
     /// - Throws: `ModelError`.
     public convenience init(contentsOf url: URL) throws {
+        try Self.checkRegularFile(url.path)
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
@@ -34,6 +35,21 @@ public final class Model: Sendable {
             throw ModelError.unreadableFile(path: url.path, reason: error.localizedDescription)
         }
         try self.init(bytes: [UInt8](data))
+    }
+
+    /// Throws `ModelError.unreadableFile` unless `path` is a regular file (after symlinks).
+    /// Before, a directory was "NSCocoaErrorDomain error 256", `/dev/zero` "You don't have
+    /// permission", and a FIFO waited for a writer forever.
+    static func checkRegularFile(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw ModelError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw ModelError.unreadableFile(path: path, reason: "is a directory, not a model file")
+        default: throw ModelError.unreadableFile(path: path, reason: "is not a regular file (a device, FIFO or socket)")
+        }
     }
 
     /// Reads a model from the bytes of a `.tflite` file.

@@ -302,10 +302,14 @@ enum ConvolutionWeights: Sendable {
     case narrow(weights: AlignedBuffer, bias: AlignedBuffer?)
     case sparse(AlignedBuffer, nonzeros: Int)
 
-    /// Weights run sparse when at most this fraction is nonzero: a nonzero weight costs about
-    /// 1.7x a dense one (`ck_spconv` against `ck_gemm` on 7x7 and 14x14 layers: 0.6x the dense
-    /// time at density 0.36, about 0.8x at 0.5).
-    static let sparseMaximumDensity = 0.55
+    /// Weights run sparse when at most this fraction is nonzero: with AVX2 a nonzero weight costs
+    /// about 1.7x a dense one (`ck_spconv` against `ck_gemm` on 7x7 and 14x14 layers: 0.6x the
+    /// dense time at density 0.36, about 0.8x at 0.5). The AVX-512 GEMM (tiles of 8 rows x 32
+    /// columns) gains more than the sparse kernel, whose loads grow with its multiply-adds: on
+    /// 7x7 layers it runs at 112-118 G multiply-adds per second, the sparse one at the same
+    /// speed near density 0.36 and slower from 0.43 on; so 0.4 there. Either way every output
+    /// is the same sum (the sparse one skips products with zero).
+    static var sparseMaximumDensity: Double { ck_active_isa() == CK_ISA_AVX512 ? 0.4 : 0.55 }
     /// ... and when each output has at least this many nonzero weights on average: with fewer,
     /// transposing the tiles costs more than the skipped products save (a 112x112 layer of 24
     /// inputs at density 0.25 ran 1.12x the dense time).
@@ -415,24 +419,24 @@ struct PostActivation {
 }
 
 final class BoundGEMM: BoundOperation {
-    var params: ck_gemm_params
+    let params: PinnedParameters<ck_gemm_params>
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
 
     init(params: ck_gemm_params, post: PostActivation, keepAlive: [AlignedBuffer]) {
-        self.params = params
+        self.params = PinnedParameters(params)
         self.post = post
         self.keepAlive = keepAlive
     }
 
     func run(pool: OpaquePointer?) {
-        ck_gemm(&params, pool)
+        ck_gemm(params.pointer, pool)
         post.run()
     }
 }
 
 final class BoundIGEMM: BoundOperation {
-    var params: ck_igemm_params
+    let params: PinnedParameters<ck_igemm_params>
     let indirection: IndirectionBuffer
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
@@ -442,7 +446,7 @@ final class BoundIGEMM: BoundOperation {
 
     init(params: ck_igemm_params, indirection: IndirectionBuffer, post: PostActivation, keepAlive: [AlignedBuffer],
          prepare: (() -> Void)? = nil, patches: RowPatches? = nil) {
-        self.params = params
+        self.params = PinnedParameters(params)
         self.indirection = indirection
         self.post = post
         self.keepAlive = keepAlive
@@ -452,7 +456,7 @@ final class BoundIGEMM: BoundOperation {
 
     func run(pool: OpaquePointer?) {
         prepare?()
-        ck_igemm(&params, pool)
+        ck_igemm(params.pointer, pool)
         post.run()
     }
 }

@@ -142,18 +142,18 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
 extension ck_dwconv_params: @retroactive @unchecked Sendable {}
 
 final class BoundDepthwise: BoundOperation {
-    var params: ck_dwconv_params
+    let params: PinnedParameters<ck_dwconv_params>
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
 
     init(params: ck_dwconv_params, post: PostActivation, keepAlive: [AlignedBuffer]) {
-        self.params = params
+        self.params = PinnedParameters(params)
         self.post = post
         self.keepAlive = keepAlive
     }
 
     func run(pool: OpaquePointer?) {
-        ck_dwconv(&params, pool)
+        ck_dwconv(params.pointer, pool)
         post.run()
     }
 }

@@ -118,18 +118,18 @@ struct ElementwiseBinaryOperation: PReLUFusable {
 }
 
 final class BoundBinary: BoundOperation {
-    var params: ck_binary_params
+    let params: PinnedParameters<ck_binary_params>
     let post: PostActivation
     let keepAlive: [AlignedBuffer]
 
     init(params: ck_binary_params, post: PostActivation, keepAlive: [AlignedBuffer]) {
-        self.params = params
+        self.params = PinnedParameters(params)
         self.post = post
         self.keepAlive = keepAlive
     }
 
     func run(pool: OpaquePointer?) {
-        ck_binary(&params, pool)
+        ck_binary(params.pointer, pool)
         post.run()
     }
 }

@@ -38,7 +38,8 @@ struct MaxPool2DOperation: PreparedOperation {
         var params = parameters
         params.input = try memory.pointer(input)
         params.output = try memory.mutablePointer(output)
-        return BoundClosure { pool in ck_maxpool(&params, pool) }
+        let pinned = PinnedParameters(params)
+        return BoundClosure { pool in ck_maxpool(pinned.pointer, pool) }
     }
 }
 

@@ -122,3 +122,20 @@ struct TensorMemory {
         return UnsafePointer(try mutablePointer(tensor))
     }
 }
+
+/// A kernel's parameters at a fixed address for the bound operator's lifetime: `run` hands the
+/// pointer to C directly, with no copy and no exclusivity check (a `var` property passed as
+/// `&params` costs a run-time access check per call, which tiny models feel).
+final class PinnedParameters<T> {
+    let pointer: UnsafeMutablePointer<T>
+
+    init(_ value: T) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: value)
+    }
+
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+    }
+}

@@ -37,7 +37,8 @@ struct ResizeBilinearOperation: PreparedOperation {
         var params = parameters
         params.input = try memory.pointer(input)
         params.output = try memory.mutablePointer(output)
-        return BoundClosure { pool in ck_resize_bilinear(&params, pool) }
+        let pinned = PinnedParameters(params)
+        return BoundClosure { pool in ck_resize_bilinear(pinned.pointer, pool) }
     }
 }
 

@@ -81,7 +81,8 @@ enum JPEGDecoder {
             throw MediaError(source: source, reason: .corrupt("no component information"))
         }
         let count = layout.h.count
-        // Inverse DCT of every block into one plane per component.
+        // Inverse DCT of every block into one plane per component (every sample of a plane is
+        // written, so the planes start uninitialised).
         var planes: [[UInt8]] = []
         var planeStride: [Int] = []
         var lowWidth: [Int] = []
@@ -93,16 +94,21 @@ enum JPEGDecoder {
             guard vt_jpeg_quant_table(reader, Int32(c), &quant) != 0 else {
                 throw MediaError(source: source, reason: .corrupt("component \(c) has no quantisation table"))
             }
-            var plane = [UInt8](repeating: 0, count: stride * blocksHigh * 8)
-            try plane.withUnsafeMutableBufferPointer { out in
-                guard let o = out.baseAddress else { return }
+            var failed = false
+            let plane = [UInt8](unsafeUninitializedCapacity: stride * blocksHigh * 8) { buffer, initialized in
+                initialized = buffer.count
+                guard let o = buffer.baseAddress else { return }
                 for row in 0..<blocksHigh {
                     guard let blocks = vt_jpeg_block_row(reader, Int32(c), UInt32(row)) else {
-                        throw failure(reader, source: source, fatal: true)
+                        failed = true
+                        // The rest is never read: the decode fails below.
+                        (o + row * 8 * stride).initialize(repeating: 0, count: (blocksHigh - row) * 8 * stride)
+                        return
                     }
                     ck_jpeg_idct_blocks(blocks, blocksWide, quant, o + row * 8 * stride, stride)
                 }
             }
+            if failed { throw failure(reader, source: source, fatal: true) }
             planes.append(plane)
             planeStride.append(stride)
             lowWidth.append((width + layout.h[c] - 1) / layout.h[c])
@@ -117,44 +123,31 @@ enum JPEGDecoder {
             return PixelBuffer(unchecked: width, height: height, format: .gray8, bytesPerRow: width, bytes: out)
         }
 
-        // Upsample each component to full resolution row by row, then convert to RGB.
-        var out = [UInt8](repeating: 0, count: width * height * 3)
-        var rows = (0..<count).map { [UInt8](repeating: 0, count: lowWidth[$0] * layout.h[$0] + 8) }
-        for y in 0..<height {
-            for c in 0..<count {
-                let vs = layout.v[c]
-                let near: Int, far: Int
-                if vs == 2 {
-                    near = y / 2
-                    far = y % 2 == 0 ? max(near - 1, 0) : min(near + 1, lowHeight[c] - 1)
-                } else {
-                    near = min(y / vs, lowHeight[c] - 1)
-                    far = near
-                }
-                let stride = planeStride[c]
-                planes[c].withUnsafeBufferPointer { plane in
-                    rows[c].withUnsafeMutableBufferPointer { row in
-                        guard let p = plane.baseAddress, let r = row.baseAddress else { return }
-                        ck_jpeg_upsample_row(
-                            p + near * stride, p + far * stride, lowWidth[c], Int32(layout.h[c]), Int32(vs), r)
-                    }
-                }
-            }
-            out.withUnsafeMutableBufferPointer { dst in
-                guard let d = dst.baseAddress else { return }
-                rows[0].withUnsafeBufferPointer { r0 in
-                    rows[1].withUnsafeBufferPointer { r1 in
-                        rows[2].withUnsafeBufferPointer { r2 in
-                            guard let a = r0.baseAddress, let b = r1.baseAddress, let c = r2.baseAddress else { return }
-                            if layout.isRGB {
-                                ck_jpeg_interleave_rgb_row(a, b, c, width, d + y * width * 3)
-                            } else {
-                                ck_jpeg_ycbcr_to_rgb_row(a, b, c, width, d + y * width * 3)
-                            }
+        // Upsample each component to full resolution and convert to RGB, in one C call.
+        var status: Int32 = 0
+        let out = planes[0].withUnsafeBufferPointer { p0 in
+            planes[1].withUnsafeBufferPointer { p1 in
+                planes[2].withUnsafeBufferPointer { p2 in
+                    [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, initialized in
+                        initialized = buffer.count
+                        let pointers = [p0.baseAddress, p1.baseAddress, p2.baseAddress]
+                        let descriptions = (0..<3).map { c in
+                            ck_jpeg_plane(samples: pointers[c], stride: planeStride[c], low_width: lowWidth[c],
+                                          low_height: lowHeight[c], h: Int32(layout.h[c]), v: Int32(layout.v[c]))
                         }
+                        guard let base = buffer.baseAddress, pointers.allSatisfy({ $0 != nil }) else {
+                            buffer.initialize(repeating: 0)
+                            status = 1
+                            return
+                        }
+                        status = ck_jpeg_planes_to_rgb(descriptions, layout.isRGB ? 1 : 0, width, height, base)
+                        if status != 0 { buffer.initialize(repeating: 0) }
                     }
                 }
             }
+        }
+        guard status == 0 else {
+            throw MediaError(source: source, reason: .corrupt("out of memory while converting \(width)x\(height) samples"))
         }
         return PixelBuffer(unchecked: width, height: height, format: .rgb8, bytesPerRow: width * 3, bytes: out)
     }

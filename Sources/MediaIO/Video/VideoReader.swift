@@ -21,6 +21,13 @@ import VisionTasks
 ///
 /// Use it as a `Sequence` (iteration stops at the first error, then left in `failure`), as an
 /// `AsyncSequence` (errors are thrown), or call `nextFrame()` yourself.
+///
+/// Live sources (a V4L2 camera, RTSP, HTTP MJPEG, UDP MPEG-TS...) open with
+/// `init(source:options:)`: reads are bounded by a timeout and can be ended from another
+/// thread (`InterruptToken`), and timestamps follow the stream's presentation times while
+/// they increase, else the arrival times (`timestampSource`). Reading a live source is
+/// real time: `nextFrame()` returns each frame as it arrives, so a caller that hands frames
+/// to a live-stream task (which drops frames while busy) never queues them.
 public final class VideoReader: Sequence, AsyncSequence {
     public typealias Element = VideoFrame
 
@@ -48,22 +55,42 @@ public final class VideoReader: Sequence, AsyncSequence {
     private var decodeErrors = 0
     private var lastDecodeError = ""
     private var readError: String?
+    private var lastArrival: UInt64?
 
     private static let endOfFile: Int32 = -0x2046_4F45 // AVERROR_EOF, FFERRTAG('E','O','F',' ')
+    private static let exitRequested: Int32 = -0x5449_5845 // AVERROR_EXIT, FFERRTAG('E','X','I','T')
     private static let tryAgain: Int32 = -EAGAIN
 
     /// Whether frames are turned upright by `info.displayRotation` (as OpenCV's FFmpeg reader,
     /// and so MediaPipe's Python users, do).
     public let appliesDisplayRotation: Bool
 
+    /// Whether the source was opened with live semantics (`VideoSourceOptions.isLive`).
+    public let isLive: Bool
+    /// Where the timestamps of the frames delivered so far came from: `.presentation` for
+    /// files and for live streams whose timestamps increase, `.arrival` once a live stream
+    /// had a frame without one or with one not after the previous frame's.
+    public private(set) var timestampSource = VideoTimestampSource.presentation
+    /// Packets that failed to decode so far (a live source goes on after them).
+    public var decodeErrorCount: Int { decodeErrors }
+    /// Whether the last read of a live source failed because nothing arrived within the
+    /// timeout.
+    public private(set) var timedOut = false
+    /// Whether reading stopped because the `InterruptToken` asked it to.
+    public var wasInterrupted: Bool { interruption?.token?.isInterrupted ?? false }
+
+    /// Live sources: the token and the deadline FFmpeg's interrupt callback checks.
+    private let interruption: Interruption?
+    private let timeoutSeconds: Double
+    /// Live timestamps: the first frame's presentation time, and the arrival clock's origin.
+    private var firstPresentation: Int64?
+    private var arrivalOrigin: UInt64?
+
     /// Opens `path` and its best video stream. Throws `MediaError` when the file is missing,
     /// not a video, or has no decodable video stream. Frames come upright by the container's
     /// display rotation (a phone video tagged "rotate 90") unless `appliesDisplayRotation` is
     /// false, which gives the stored frames.
-    public init(path: String, appliesDisplayRotation: Bool = true) throws {
-        self.path = path
-        self.appliesDisplayRotation = appliesDisplayRotation
-        Self.quietFFmpegLogs()
+    public convenience init(path: String, appliesDisplayRotation: Bool = true) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw MediaError(source: path, reason: .fileNotFound)
@@ -72,18 +99,94 @@ public final class VideoReader: Sequence, AsyncSequence {
         if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size == 0 {
             throw MediaError(source: path, reason: .empty)
         }
+        try self.init(opening: path, options: nil, appliesDisplayRotation: appliesDisplayRotation)
+    }
+
+    /// Opens a live source: a URL (`rtsp://`, `http://host/stream.mjpg`, `udp://127.0.0.1:5000`,
+    /// `tcp://`, `rtp://`, `srt://`...), a capture device with its format
+    /// (`/dev/video0` with `formatName: "v4l2"`), or a file or pipe read as it grows.
+    ///
+    /// Opening (connecting, probing the stream until its first picture) and every later read
+    /// are bounded by `options.timeoutSeconds`; `options.interruptToken` ends them at once
+    /// from another thread. Throws `MediaError`: `.fileNotFound` for a missing device or file,
+    /// `.unreadable` for a refused connection, a timeout or a network error (with FFmpeg's
+    /// message), `.unsupportedFormat` for an unknown format name or a source without video.
+    public convenience init(source: String, options: VideoSourceOptions) throws {
+        try self.init(opening: source, options: options, appliesDisplayRotation: options.appliesDisplayRotation)
+    }
+
+    private init(opening path: String, options: VideoSourceOptions?, appliesDisplayRotation: Bool) throws {
+        self.path = path
+        self.appliesDisplayRotation = appliesDisplayRotation
+        isLive = options?.isLive ?? false
+        timeoutSeconds = Swift.max(0, options?.timeoutSeconds ?? 0)
+        Self.quietFFmpegLogs()
 
         var context: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&context, path, nil, nil)
-        guard status >= 0, let ctx = context else {
-            throw MediaError(source: path, reason: .unsupportedFormat(Self.message(status)))
+        var status: Int32
+        var interruption: Interruption?
+        if let options {
+            Self.registerDevices()
+            var inputFormat: UnsafePointer<AVInputFormat>?
+            if let name = options.formatName {
+                guard let found = av_find_input_format(name) else {
+                    throw MediaError(source: path, reason: .unsupportedFormat(
+                        "this FFmpeg has no input format or device named \(name) (devices: \(Self.captureDeviceNames().joined(separator: ", ")))"))
+                }
+                inputFormat = found
+            }
+            guard let ctx = avformat_alloc_context() else {
+                throw MediaError(source: path, reason: .videoDecoding("out of memory"))
+            }
+            let guardian = Interruption(token: options.interruptToken)
+            interruption = guardian
+            ctx.pointee.interrupt_callback = AVIOInterruptCB(
+                callback: videoReaderInterruptCallback, opaque: Unmanaged.passUnretained(guardian).toOpaque())
+            if options.isLive {
+                // Stored timestamps only: MJPEG over HTTP has none, and libavformat would invent
+                // 25 fps ones. (The packets read while probing the stream are kept, and come
+                // first: dropping them, as `-fflags nobuffer` does, loses all of a stream
+                // shorter than the probe, which for MPEG-TS lasts about 20 frames.)
+                ctx.pointee.flags |= Int32(AVFMT_FLAG_NOFILLIN)
+            }
+            var dictionary: OpaquePointer?
+            for (key, value) in options.formatOptions.sorted(by: { $0.key < $1.key }) {
+                av_dict_set(&dictionary, key, value, 0)
+            }
+            guardian.arm(seconds: timeoutSeconds)
+            context = ctx
+            status = avformat_open_input(&context, path, inputFormat, &dictionary)
+            let unused = Self.dictionaryKeys(dictionary)
+            av_dict_free(&dictionary)
+            guard status >= 0, let opened = context else {
+                throw Self.openError(path, status: status, interruption: guardian, timeout: timeoutSeconds)
+            }
+            if !unused.isEmpty {
+                var failed: UnsafeMutablePointer<AVFormatContext>? = opened
+                avformat_close_input(&failed)
+                throw MediaError(source: path, reason: .unreadable(
+                    "no option named \(unused.joined(separator: ", ")) for this source's format, device or protocol"))
+            }
+        } else {
+            status = avformat_open_input(&context, path, nil, nil)
+            guard status >= 0, context != nil else {
+                throw MediaError(source: path, reason: .unsupportedFormat(Self.message(status)))
+            }
         }
+        self.interruption = interruption
+        guard let ctx = context else { throw MediaError(source: path, reason: .videoDecoding("cannot open")) }
         var openedCodec: UnsafeMutablePointer<AVCodecContext>?
         var openedFrame: UnsafeMutablePointer<AVFrame>?
         var openedPacket: UnsafeMutablePointer<AVPacket>?
         do {
+            interruption?.arm(seconds: timeoutSeconds)
             status = avformat_find_stream_info(ctx, nil)
-            guard status >= 0 else { throw MediaError(source: path, reason: .videoDecoding(Self.message(status))) }
+            guard status >= 0 else {
+                if let interruption, status == Self.exitRequested {
+                    throw Self.openError(path, status: status, interruption: interruption, timeout: timeoutSeconds)
+                }
+                throw MediaError(source: path, reason: .videoDecoding(Self.message(status)))
+            }
             var decoder: UnsafePointer<AVCodec>?
             let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
             guard index >= 0, let decoder, let stream = ctx.pointee.streams[Int(index)] else {
@@ -117,9 +220,12 @@ public final class VideoReader: Sequence, AsyncSequence {
                 duration = Double(stream.pointee.duration) * Double(timeBase.num) / Double(timeBase.den)
             }
             var declared: Int?
-            if stream.pointee.nb_frames > 0 {
+            if isLive {
+                duration = nil
+            } else if stream.pointee.nb_frames > 0 {
                 declared = Int(stream.pointee.nb_frames)
-            } else if let duration, fps > 0 {
+            } else if let duration, fps > 0, (duration * fps).rounded() < Self.largestMilliseconds {
+                // (The container's numbers: a huge duration times a huge rate trapped converting.)
                 declared = Int((duration * fps).rounded())
             }
             info = VideoInfo(
@@ -177,9 +283,32 @@ public final class VideoReader: Sequence, AsyncSequence {
                 try reportDamage()
                 return nil
             }
+            if let interruption {
+                // A stream that never blocks would never ask the interrupt callback.
+                if interruption.token?.isInterrupted == true {
+                    finished = true
+                    return nil
+                }
+                interruption.arm(seconds: timeoutSeconds)
+            }
             let read = av_read_frame(format, packet)
             if read < 0 {
-                if read != Self.endOfFile { readError = Self.message(read) }
+                if read == Self.exitRequested, let interruption {
+                    if interruption.token?.isInterrupted == true {
+                        // Stopped on request: the frames decoded so far were all delivered.
+                        finished = true
+                        return nil
+                    }
+                    // Only the interrupt callback makes FFmpeg exit, and not on request: the
+                    // deadline passed (now or on the read before, whose error the I/O kept
+                    // while the demuxer still returned the packet it held).
+                    timedOut = true
+                    readError = "no data for \(Self.seconds(timeoutSeconds)) (timed out)"
+                } else if read != Self.endOfFile, !(isLive && Self.connectionEnded(format)) {
+                    // A live stream whose server closed the connection ends there, whatever the
+                    // demuxer says of its last, cut part (mpjpeg: invalid data).
+                    readError = Self.message(read)
+                }
                 draining = true
                 _ = avcodec_send_packet(codec, nil)
                 continue
@@ -196,6 +325,18 @@ public final class VideoReader: Sequence, AsyncSequence {
     }
 
     private func reportDamage() throws {
+        if isLive {
+            // A live stream ends when its server closes it; lost packets are not fatal.
+            if let readError {
+                throw MediaError(source: path, reason: .unreadable(
+                    nextIndex == 0 ? readError : "the stream failed after \(nextIndex) frame(s): \(readError)"))
+            }
+            if nextIndex == 0 {
+                throw MediaError(source: path, reason: .videoDecoding(
+                    decodeErrors > 0 ? "no frame could be decoded (\(lastDecodeError))" : "the stream ended before its first frame"))
+            }
+            return
+        }
         let undecoded = decodeErrors > 0 ? "; \(decodeErrors) packet(s) could not be decoded (\(lastDecodeError))" : ""
         if let readError {
             throw MediaError(source: path, reason: .truncated("reading stopped after \(nextIndex) frame(s): \(readError)\(undecoded)"))
@@ -247,14 +388,22 @@ public final class VideoReader: Sequence, AsyncSequence {
         guard scaled == Int32(height) else {
             throw MediaError(source: path, reason: .videoDecoding("swscale converted \(scaled) of \(height) rows"))
         }
-        var timestamp: Int
         let pts = frame.pointee.best_effort_timestamp
-        if pts != Int64(bitPattern: 0x8000_0000_0000_0000), timeBase.den > 0 {
-            timestamp = Int((Double(pts - startTime) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded())
-        } else if info.framesPerSecond > 0 {
-            timestamp = Int((Double(nextIndex) * 1000 / info.framesPerSecond).rounded())
+        var timestamp: Int
+        if isLive {
+            timestamp = liveTimestamp(pts)
         } else {
-            timestamp = lastTimestamp + 1
+            guard
+                let fileTimestamp = Self.milliseconds(
+                    pts: pts == Int64(bitPattern: 0x8000_0000_0000_0000) ? nil : pts, startTime: startTime,
+                    timeBase: (timeBase.num, timeBase.den), index: nextIndex, framesPerSecond: info.framesPerSecond,
+                    previous: lastTimestamp)
+            else {
+                throw MediaError(source: path, reason: .corrupt(
+                    "frame \(nextIndex)'s time (pts \(pts), time base \(timeBase.num)/\(timeBase.den)) is beyond"
+                        + " \(Int(Self.largestMilliseconds)) ms from the start"))
+            }
+            timestamp = fileTimestamp
         }
         if timestamp <= lastTimestamp { timestamp = lastTimestamp + 1 }
         lastTimestamp = timestamp
@@ -264,6 +413,32 @@ public final class VideoReader: Sequence, AsyncSequence {
         }
         defer { nextIndex += 1 }
         return VideoFrame(index: nextIndex, timestampInMilliseconds: timestamp, image: image)
+    }
+
+    /// A live frame's timestamp: its presentation time from the first frame's while these
+    /// increase; from the first frame that has none or goes back, the arrival time for the
+    /// rest of the stream, continuing from the last timestamp (never back, never a jump).
+    private func liveTimestamp(_ pts: Int64) -> Int {
+        let now = DispatchTime.now().uptimeNanoseconds
+        defer { lastArrival = now }
+        if timestampSource == .presentation, pts != Int64(bitPattern: 0x8000_0000_0000_0000), timeBase.den > 0 {
+            let first = firstPresentation ?? pts
+            firstPresentation = first
+            // The stream's numbers are untrusted: a difference that overflows is no presentation time.
+            let (ticks, overflow) = pts.subtractingReportingOverflow(first)
+            let ms = (Double(ticks) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded()
+            if !overflow, ms.isFinite, ms > Double(lastTimestamp), ms < 1e12 { return Int(ms) }
+        }
+        if arrivalOrigin == nil {
+            // From here on, arrival times: the first such frame follows the previous one by the
+            // time that passed between them (or starts the stream at 0).
+            timestampSource = .arrival
+            let elapsed = lastTimestamp < 0 ? 0 : Swift.max(1, (now &- (lastArrival ?? now)) / 1_000_000)
+            let start = UInt64(Swift.max(0, lastTimestamp)) + (lastTimestamp < 0 ? 0 : elapsed)
+            arrivalOrigin = now &- start * 1_000_000
+        }
+        let ms = Int((now &- (arrivalOrigin ?? now)) / 1_000_000)
+        return Swift.max(ms, lastTimestamp + 1)
     }
 
     // MARK: Sequence
@@ -311,6 +486,63 @@ public final class VideoReader: Sequence, AsyncSequence {
         return String(cString: name)
     }
 
+    /// Whether the source's I/O reached its end (the server closed the connection) without an
+    /// I/O error.
+    private static func connectionEnded(_ format: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        guard let io = format.pointee.pb else { return false }
+        return io.pointee.eof_reached != 0 && (io.pointee.error == 0 || io.pointee.error == endOfFile)
+    }
+
+    /// Registers libavdevice's capture devices (V4L2...) with libavformat, once.
+    static func registerDevices() { _ = devicesRegistered }
+    private static let devicesRegistered: Void = { avdevice_register_all() }()
+
+    /// The names of the video capture devices this FFmpeg has (`v4l2`, `x11grab`, `lavfi`...).
+    public static func captureDeviceNames() -> [String] {
+        registerDevices()
+        var names: [String] = []
+        var device = av_input_video_device_next(nil)
+        while let current = device, names.count < 64 {
+            names.append(String(cString: current.pointee.name))
+            device = av_input_video_device_next(current)
+        }
+        return names
+    }
+
+    /// Whether `formatName` is one of FFmpeg's capture devices (a source that is live by nature).
+    public static func isCaptureDevice(formatName: String) -> Bool {
+        captureDeviceNames().contains { $0.split(separator: ",").contains(Substring(formatName)) }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+
+    private static func dictionaryKeys(_ dictionary: OpaquePointer?) -> [String] {
+        var keys: [String] = []
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let next = av_dict_get(dictionary, "", entry, AV_DICT_IGNORE_SUFFIX), keys.count < 64 {
+            keys.append(String(cString: next.pointee.key))
+            entry = next
+        }
+        return keys
+    }
+
+    /// Why a live source did not open, in words a user can act on.
+    private static func openError(_ path: String, status: Int32, interruption: Interruption, timeout: Double) -> MediaError {
+        if status == exitRequested {
+            // Only the interrupt callback makes FFmpeg exit: a stop request, or the deadline.
+            if interruption.token?.isInterrupted == true { return MediaError(source: path, reason: .unreadable("interrupted while opening")) }
+            return MediaError(source: path, reason: .unreadable("no answer and no picture within \(seconds(timeout)) (timed out)"))
+        }
+        switch -status {
+        case ENOENT: return MediaError(source: path, reason: .fileNotFound)
+        case ECONNREFUSED: return MediaError(source: path, reason: .unreadable("connection refused (nothing listens there)"))
+        default:
+            return MediaError(source: path, reason: .unreadable(message(status)))
+        }
+    }
+
     /// FFmpeg prints decoder complaints on stderr; MediaIO reports them as errors instead.
     static func quietFFmpegLogs() {
         if av_log_get_level() > AV_LOG_FATAL { av_log_set_level(AV_LOG_FATAL) }
@@ -333,5 +565,63 @@ extension VideoReader {
         case 270: return .left
         default: return nil
         }
+    }
+}
+
+/// What FFmpeg's interrupt callback of a live reader checks: the token (a stop request) and
+/// the deadline of the open or read in progress.
+final class Interruption: @unchecked Sendable {
+    let token: InterruptToken?
+    private let lock = NSLock()
+    private var deadline: UInt64 = 0
+
+    init(token: InterruptToken?) { self.token = token }
+
+    /// Starts a wait of at most `seconds` (0: no limit).
+    func arm(seconds: Double) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        lock.withLock { deadline = seconds > 0 ? now &+ UInt64(min(seconds, 1e6) * 1e9) : 0 }
+    }
+
+    /// FFmpeg asks during every blocking wait: stop on request, or past the deadline.
+    func shouldInterrupt() -> Bool {
+        if token?.isInterrupted == true { return true }
+        let now = DispatchTime.now().uptimeNanoseconds
+        return lock.withLock { deadline != 0 && now > deadline }
+    }
+}
+
+/// FFmpeg's `AVIOInterruptCB` callback: non-zero ends the blocking open or read in progress.
+private let videoReaderInterruptCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+    guard let opaque else { return 0 }
+    return Unmanaged<Interruption>.fromOpaque(opaque).takeUnretainedValue().shouldInterrupt() ? 1 : 0
+}
+
+extension VideoReader {
+    /// The largest frame time, in milliseconds, a reader gives: what a task's timestamp may be
+    /// (MediaPipe keeps timestamps in microseconds in an `Int64`).
+    static let largestMilliseconds = Double(Int64.max / 1000 - 1)
+
+    /// A frame's time in milliseconds from the stream's start: from its `pts` in the stream's
+    /// time base, else from its index and the frame rate, else one after `previous`. Nil when
+    /// it is beyond `largestMilliseconds` either way. The numbers come from the file: a crafted
+    /// container's `pts - startTime` overflowed `Int64` and a huge time overflowed the
+    /// conversion to `Int`, both traps, before this was checked.
+    static func milliseconds(
+        pts: Int64?, startTime: Int64, timeBase: (num: Int32, den: Int32), index: Int, framesPerSecond: Double,
+        previous: Int
+    ) -> Int? {
+        let time: Double
+        if let pts, timeBase.den > 0 {
+            let (ticks, overflow) = pts.subtractingReportingOverflow(startTime)
+            guard !overflow else { return nil }
+            time = (Double(ticks) * Double(timeBase.num) * 1000 / Double(timeBase.den)).rounded()
+        } else if framesPerSecond > 0 {
+            time = (Double(index) * 1000 / framesPerSecond).rounded()
+        } else {
+            time = Double(previous) + 1
+        }
+        guard time.isFinite, abs(time) <= largestMilliseconds else { return nil }
+        return Int(time)
     }
 }

@@ -59,7 +59,19 @@ package final class SSDDetector {
 
     /// Prepares the stage for `model`; checks that the model's tensors fit the configuration.
     /// The input range comes from the model's normalisation metadata when it has one.
-    package init(model: Model, configuration: Configuration, threadCount: Int) throws {
+    package convenience init(model: Model, configuration: Configuration, threadCount: Int) throws {
+        let pool: WorkerPool
+        do {
+            pool = try WorkerPool(threadCount: threadCount)
+        } catch {
+            throw TasksError.invalidArgument("Detector model cannot run: \(error)")
+        }
+        try self.init(model: model, configuration: configuration, pool: pool)
+    }
+
+    /// The same on `pool`'s threads, shared with the task's other models (which must not run
+    /// at the same time as this one).
+    package init(model: Model, configuration: Configuration, pool: WorkerPool) throws {
         var configuration = configuration
         configuration.imageToTensor = configuration.imageToTensor.normalized(by: model)
         let o = configuration.decoder
@@ -82,8 +94,7 @@ package final class SSDDetector {
         self.decoder = try DetectionDecoder(
             options: o, anchors: configuration.anchors.generateAnchors())
         do {
-            self.interpreter = try Interpreter(
-                model: model, options: Interpreter.Options(threadCount: threadCount))
+            self.interpreter = try Interpreter(model: model, sharing: pool)
         } catch {
             throw TasksError.invalidArgument("Detector model cannot run: \(error)")
         }

@@ -17,7 +17,9 @@ import Foundation
 /// from the recognizer's "Thumb_Up" / "Thumb_Down") or `HandLandmarkerResult`s (thumbs from
 /// the landmark rule). Hands are told apart by the results' `handIdentifiers`, so use video or
 /// live-stream mode; a result without identifiers (image mode) is read by hand index. A hand
-/// that is missing from a frame is forgotten. The rules are `GestureEventOptions`.
+/// that is missing from a frame is forgotten. The rules are `GestureEventOptions`. A result
+/// whose timestamp is before the previous one starts a new stream (as `reset()`); any `Int`
+/// timestamp is accepted, since results may be built or decoded by the caller.
 ///
 /// Events reach the return value of `process`, the `delegate` and every `events()` sequence.
 /// Safe to call from any thread; calls are processed one at a time.
@@ -34,6 +36,7 @@ public final class GestureEventDetector: @unchecked Sendable {
     private let lock = NSLock()
     private weak var _delegate: (any GestureEventDetectorDelegate)?
     private var trackers: [Int: HandEventTracker] = [:]
+    private var lastTimestamp: Int?
     private var continuations: [UUID: AsyncStream<GestureEvent>.Continuation] = [:]
     private var finished = false
 
@@ -111,7 +114,10 @@ public final class GestureEventDetector: @unchecked Sendable {
 
     /// Forgets every hand (for a new stream).
     public func reset() {
-        lock.withLock { trackers = [:] }
+        lock.withLock {
+            trackers = [:]
+            lastTimestamp = nil
+        }
     }
 
     private func run(
@@ -120,6 +126,10 @@ public final class GestureEventDetector: @unchecked Sendable {
     ) -> [GestureEvent] {
         let ids = identifiers.count == landmarks.count ? identifiers : Array(landmarks.indices)
         let (events, delegate, continuations) = lock.withLock {
+            // Time going backwards is a new stream: the rules' time differences are only
+            // meaningful forwards.
+            if let last = lastTimestamp, timestamp < last { trackers = [:] }
+            lastTimestamp = timestamp
             var next: [Int: HandEventTracker] = [:]
             var events: [GestureEvent] = []
             for (index, hand) in landmarks.enumerated() {

@@ -29,12 +29,20 @@ struct HandEventTracker {
     /// A frame of a swipe moves the hand at least this many hand sizes in its direction.
     private static let stepSpeed: Float = 0.05
 
+    /// Milliseconds from `start` to `end`, saturated at `Int.min` and `Int.max`: timestamps come
+    /// from results the caller may have built, and a plain subtraction of far-apart ones
+    /// (`Int.max` after `Int.min`) trapped on the overflow.
+    static func elapsed(from start: Int, to end: Int) -> Int {
+        let (difference, overflow) = end.subtractingReportingOverflow(start)
+        return overflow ? (end > start ? .max : .min) : difference
+    }
+
     /// Feeds one frame of the hand: `thumb` is the thumbs gesture seen on it (if any).
     /// Returns the event this frame completes, if any.
     mutating func update(
         thumb: GestureEvent.Kind?, shape: HandShape, time: Int, options: GestureEventOptions
     ) -> GestureEvent.Kind? {
-        let coolingDown = lastEventTime.map { time - $0 < options.cooldownMilliseconds } ?? false
+        let coolingDown = lastEventTime.map { Self.elapsed(from: $0, to: time) < options.cooldownMilliseconds } ?? false
         var event = updateThumbs(thumb, time: time, options: options, coolingDown: coolingDown)
         let swipe = updateSwipe(
             open: thumb == nil && shape.isOpen, shape: shape, time: time, options: options,
@@ -66,7 +74,7 @@ struct HandEventTracker {
         else { return nil }
         if heldKind == kind {
             // Held since it fired: only a repeat interval fires it again.
-            guard let interval = options.repeatIntervalMilliseconds, time - heldSince >= interval else {
+            guard let interval = options.repeatIntervalMilliseconds, Self.elapsed(from: heldSince, to: time) >= interval else {
                 return nil
             }
         }
@@ -85,7 +93,7 @@ struct HandEventTracker {
         } else {
             samples = []
         }
-        samples.removeAll { time - $0.time > options.swipeWindowMilliseconds }
+        samples.removeAll { Self.elapsed(from: $0.time, to: time) > options.swipeWindowMilliseconds }
 
         if swipeDisarmed {
             // Re-arms once the hand has rested (or was not an open hand) for releaseFrames.

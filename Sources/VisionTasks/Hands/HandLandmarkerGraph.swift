@@ -47,17 +47,19 @@ final class HandLandmarkerGraph {
     private var smoother: TrackedHandsSmoother?
 
     /// The graph on the bundle's models, `threadCount` threads per model (`VisionTaskSetup`).
+    /// The two models run one after another on one pool of threads.
     init(asset: ModelAsset, configuration: Configuration, threadCount: Int) throws {
         let detectorModel = try asset.model(named: Self.detectorMember)
         let landmarksModel = try asset.model(named: Self.landmarksMember)
         self.configuration = configuration
+        let pool = try WorkerPool.forTask(threadCount: threadCount)
         palmDetector = try SSDDetector(
             model: detectorModel,
             configuration: .palmDetection(minScore: configuration.minHandDetectionConfidence),
-            threadCount: threadCount)
+            pool: pool)
         landmarksDetector = try HandLandmarksDetector(
             model: landmarksModel, minPresence: configuration.minHandPresenceConfidence,
-            threadCount: threadCount)
+            pool: pool)
         tracker = .hands(
             maxHands: configuration.numHands, minTrackingConfidence: configuration.minTrackingConfidence)
         smoother = try configuration.landmarkSmoothing.map { try TrackedHandsSmoother(settings: $0) }

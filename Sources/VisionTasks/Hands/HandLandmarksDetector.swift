@@ -36,7 +36,7 @@ final class HandLandmarksDetector {
     /// Checks that `model` has the hand landmark model's input ([1, H, W, 3]) and its four
     /// outputs in MediaPipe's order: landmarks (63), presence (1), handedness (1), world
     /// landmarks (63).
-    init(model: Model, minPresence: Float, threadCount: Int) throws {
+    init(model: Model, minPresence: Float, pool: WorkerPool) throws {
         let input = model.inputs.first?.shape ?? []
         guard model.inputs.count == 1, input.count == 4, input[0] == 1, input[3] == 3,
             input[1] > 0, input[2] > 0, input[1] <= 4096, input[2] <= 4096
@@ -56,7 +56,7 @@ final class HandLandmarksDetector {
         tensorOptions = options
         self.minPresence = minPresence
         do {
-            interpreter = try Interpreter(model: model, options: Interpreter.Options(threadCount: threadCount))
+            interpreter = try Interpreter(model: model, sharing: pool)
         } catch {
             throw TasksError.invalidArgument("Hand landmarks model cannot run: \(error)")
         }

@@ -58,15 +58,20 @@ public final class MPImage: @unchecked Sendable {
         yPlane: UnsafeRawBufferPointer, yBytesPerRow: Int, cbcrPlane: UnsafeRawBufferPointer, cbcrBytesPerRow: Int,
         width: Int, height: Int, videoRange: Bool, orientation: ImageOrientation = .up
     ) throws {
-        let ySize = yBytesPerRow * height
-        let cSize = cbcrBytesPerRow * ((height + 1) / 2)
-        guard yBytesPerRow >= width, yPlane.count >= ySize, cbcrPlane.count >= cSize else {
+        // Strides and sizes come from the caller: a negative or huge one is an error, not a
+        // trap (an overflow, or a negative prefix length).
+        try ImageLimits.validate(width: width, height: height, source: "<pixels>")
+        let ySize = yBytesPerRow.multipliedReportingOverflow(by: height)
+        let cSize = cbcrBytesPerRow.multipliedReportingOverflow(by: (height + 1) / 2)
+        guard yBytesPerRow >= width, cbcrBytesPerRow >= PixelBuffer.chromaRowBytes(width: width),
+            !ySize.overflow, !cSize.overflow, yPlane.count >= ySize.partialValue, cbcrPlane.count >= cSize.partialValue
+        else {
             throw MediaError(source: "<pixels>", reason: .invalidArgument(
                 "NV12 planes of \(yPlane.count) and \(cbcrPlane.count) bytes are too small for \(width)x\(height)"
                     + " with strides \(yBytesPerRow) and \(cbcrBytesPerRow)"))
         }
-        var bytes = [UInt8](yPlane.prefix(ySize))
-        bytes.append(contentsOf: cbcrPlane.prefix(cSize))
+        var bytes = [UInt8](yPlane.prefix(ySize.partialValue))
+        bytes.append(contentsOf: cbcrPlane.prefix(cSize.partialValue))
         let buffer = try PixelBuffer(
             width: width, height: height, format: videoRange ? .nv12VideoRange : .nv12FullRange,
             bytesPerRow: yBytesPerRow, chromaBytesPerRow: cbcrBytesPerRow, bytes: bytes)

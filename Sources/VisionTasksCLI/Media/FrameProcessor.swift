@@ -27,4 +27,13 @@ protocol FrameProcessor {
     /// Runs the task on one image or frame. For images `timestampInMilliseconds` and
     /// `frameIndex` are 0.
     mutating func process(image: MPImage, timestampInMilliseconds: Int, frameIndex: Int) throws -> FrameOutput
+
+    /// Called before a live source (a camera, a network stream): starts a task in live-stream
+    /// mode whose results go to `deliver` (on the task's result queue). nil when the
+    /// processor has no live-stream mode; the driver then refuses the source.
+    mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle?
+}
+
+extension FrameProcessor {
+    mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle? { nil }
 }

@@ -69,6 +69,9 @@ struct MediaInfoCommand: ParsableCommand {
                 line += ", \(count) frames decoded, last at \(last) ms"
             }
             return line
+        case .live, .stream:
+            // `media` takes paths only (InputEnumerator without live options).
+            throw MediaError(source: input.path, reason: .unsupportedFormat("media info describes files"))
         }
     }
 }
@@ -80,7 +83,7 @@ struct MediaDecodeCommand: ParsableCommand {
         abstract: "Decode an image or video to raw RGB frames (rgb24), or an image to PNG.",
         discussion: """
             The frames are exactly the pixels the tasks receive. Examples:
-              vision-tasks media decode clip.mp4 -o frames.rgb     # then: --raw 640x360:rgb24
+              vision-tasks media decode clip.mp4 -o frames.rgb  # then --raw 640x360:rgb24
               vision-tasks media decode photo.jpg -o upright.png
             """)
 
@@ -88,6 +91,7 @@ struct MediaDecodeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file: .png for an image, otherwise raw rgb24 frames.") var output: String
 
     func run() throws {
+        if let problem = InputEnumerator.deviceProblem(input) { throw InputError(description: problem) }
         guard let kind = MediaInput.kind(ofFile: input, strict: true) else { throw ExitCode(1) }
         let inputs = InputFiles([MediaInput(path: input, kind: kind)])
         if output.lowercased().hasSuffix(".png") {

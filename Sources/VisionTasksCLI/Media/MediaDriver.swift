@@ -11,7 +11,7 @@ struct MediaDriver {
     /// Runs `processor` on every input; false if any input (or argument) failed.
     func run<P: FrameProcessor>(_ processor: inout P) throws -> Bool {
         let rawSpec = try options.raw.map { try RawFrameSpec(parsing: $0) }
-        let found = InputEnumerator.enumerate(options.inputs, raw: rawSpec != nil)
+        let found = InputEnumerator.enumerate(options.inputs, raw: rawSpec != nil, sources: options.live)
         var ok = found.problems.isEmpty
         for problem in found.problems { Self.report(problem) }
         for note in found.notes { Self.report(note) }
@@ -33,11 +33,23 @@ struct MediaDriver {
         if let masks = options.masks { try Self.createDirectory(masks, option: "--masks") }
         if annotateDirectory, let annotate = options.annotate { try Self.createDirectory(annotate, option: "--annotate") }
 
+        // Live sources end on Ctrl-C or SIGTERM with every output finished (StopSignals).
+        let stop = found.inputs.contains { $0.kind == .live } ? StopSignals.install() : nil
+        defer { stop?.remove() }
         let names = Self.outputNames(found.inputs)
-        for (input, name) in zip(found.inputs, names) {
+        for (index, (input, name)) in zip(found.inputs, names).enumerated() {
+            if let signal = stop?.signalReceived {
+                Self.report("\(StopSignals.name(signal)): \(found.inputs.count - index) input(s) not read")
+                break
+            }
             let files = OutputFiles(name: name, annotateDirectory: annotateDirectory, inputs: inputFiles)
             do {
                 switch input.kind {
+                case .live:
+                    guard let stop else { continue }
+                    try runLive(input, &processor, writer: writer, files: files, stop: stop)
+                case .stream:
+                    try runVideo(input, &processor, writer: writer, progress: progress, files: files)
                 case .image:
                     progress.beginFile(input.path, frames: nil)
                     try runImage(input, &processor, writer: writer, files: files)
@@ -98,7 +110,15 @@ struct MediaDriver {
     private func runImage<P: FrameProcessor>(
         _ input: MediaInput, _ processor: inout P, writer: RecordWriter, files: OutputFiles
     ) throws {
-        let image = try MPImage(contentsOfFile: input.path)
+        let image: MPImage
+        do {
+            image = try MPImage(contentsOfFile: input.path)
+        } catch let error as MediaError where !MediaInput.isRegularFile(input.path) {
+            // A pipe is read once, as one image: say so when it was something else.
+            guard case .unsupportedFormat(let detail) = error.reason else { throw error }
+            throw MediaError(source: error.source, reason: .unsupportedFormat(
+                detail + "; a pipe or FIFO is read as one JPEG or PNG image (give a video as a file, raw frames with --raw)"))
+        }
         try processor.begin(input: input, mode: .image)
         let output = try processor.process(image: image, timestampInMilliseconds: 0, frameIndex: 0)
         let record = FrameRecord(
@@ -115,7 +135,9 @@ struct MediaDriver {
     private func runVideo<P: FrameProcessor>(
         _ input: MediaInput, _ processor: inout P, writer: RecordWriter, progress: ProgressReporter, files: OutputFiles
     ) throws {
-        let reader = try VideoReader(path: input.path, appliesDisplayRotation: !options.ignoreDisplayRotation)
+        let reader = input.kind == .stream
+            ? try LiveSourceReader.open(input, options: options.live, appliesDisplayRotation: !options.ignoreDisplayRotation, token: nil)
+            : try VideoReader(path: input.path, appliesDisplayRotation: !options.ignoreDisplayRotation)
         progress.beginFile(input.path, frames: reader.info.declaredFrameCount)
         try processor.begin(input: input, mode: options.runningMode?.runningMode ?? .video)
         var videoWriter: VideoWriter?
@@ -229,7 +251,7 @@ struct MediaDriver {
         return (annotate as NSString).appendingPathComponent(files.name + ".annotated." + (video ? "mp4" : "png"))
     }
 
-    private func writeMasks(_ masks: [PixelBuffer], files: OutputFiles, frame: Int?) throws {
+    func writeMasks(_ masks: [PixelBuffer], files: OutputFiles, frame: Int?) throws {
         guard let directory = options.masks, !masks.isEmpty else { return }
         for (i, mask) in masks.enumerated() {
             let name = files.name + (frame.map { String(format: "_frame%05d", $0) } ?? "") + "_mask\(i).png"

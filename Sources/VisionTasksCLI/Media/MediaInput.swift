@@ -2,12 +2,17 @@ import Foundation
 import MediaIO
 import VisionTasks
 
-/// One input of a command: an image file, a video file, or raw frames (a file or stdin).
+/// One input of a command: an image file, a video file, raw frames (a file or stdin), or a
+/// source FFmpeg opens (a URL, a camera) read live or like a file.
 struct MediaInput: Sendable, Equatable {
     enum Kind: String, Sendable {
         case image
         case video
         case raw
+        /// A live source (camera, network stream; `LiveOptions`): live-stream mode in real time.
+        case live
+        /// A URL or device read like a file (`--no-live`, or `--input-format` on a file): video mode.
+        case stream
     }
 
     /// The path as given or found (`-` for stdin).
@@ -21,15 +26,27 @@ struct MediaInput: Sendable, Equatable {
 
     /// The kind of a file, from its extension, else from its first bytes (JPEG/PNG signature:
     /// image; anything else: try as video). nil for files in a directory that are neither.
+    /// A pipe or FIFO (`cat photo.jpg | vision-tasks hands /dev/stdin`) is an image: reading
+    /// its first bytes would consume them, and the decoder then saw a JPEG without its
+    /// signature ("not a JPEG or PNG file (starts with 49 46 00 01 ...)").
     static func kind(ofFile path: String, strict: Bool) -> Kind? {
         let ext = (path as NSString).pathExtension.lowercased()
         if imageExtensions.contains(ext) { return .image }
         if videoExtensions.contains(ext) { return .video }
+        if !isRegularFile(path) { return strict ? .image : nil }
         guard let handle = FileHandle(forReadingAtPath: path) else { return strict ? .image : nil }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 8)) ?? Data()
         if head.withUnsafeBytes({ ImageDecoder.container(of: $0) }) != nil { return .image }
         return strict ? .video : nil
+    }
+}
+
+extension MediaInput {
+    /// Whether `path` (after symlinks) is a regular file, which can be read twice.
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 }
 
@@ -51,7 +68,9 @@ enum InputEnumerator {
         var notes: [String] = []
     }
 
-    static func enumerate(_ arguments: [String], raw: Bool) -> Result {
+    /// `sources`: the live-source options, which make URLs, devices (and with `--live`, files)
+    /// `.live` or `.stream` inputs; nil takes every argument as a path.
+    static func enumerate(_ arguments: [String], raw: Bool, sources: LiveOptions? = nil) -> Result {
         var result = Result()
         let fm = FileManager.default
         var visited: Set<FileIdentity> = []
@@ -65,14 +84,30 @@ enum InputEnumerator {
                 continue
             }
             var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+            let exists = fm.fileExists(atPath: argument, isDirectory: &isDirectory)
+            if let sources, !(exists && isDirectory.boolValue) {
+                var info = stat()
+                let regular = stat(argument, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+                if let kind = sources.kind(of: argument, isRegularFile: regular) {
+                    if raw {
+                        result.problems.append("\(argument): --raw reads files or stdin, not a live source or URL")
+                    } else if !exists, LiveOptions.urlScheme(argument) == nil,
+                              sources.inputFormat.map({ LiveOptions.v4l2Names.contains($0) }) ?? true {
+                        result.problems.append(sources.inputFormat == nil
+                            ? "\(argument): no such file or directory" : LiveOptions.missingDeviceMessage(argument))
+                    } else {
+                        result.inputs.append(MediaInput(path: argument, kind: kind))
+                    }
+                    continue
+                }
+            }
+            guard exists else {
                 result.problems.append("\(argument): no such file or directory")
                 continue
             }
             if !isDirectory.boolValue {
-                var info = stat()
-                if !raw, stat(argument, &info) == 0, [S_IFCHR, S_IFBLK, S_IFSOCK].contains(info.st_mode & S_IFMT) {
-                    result.problems.append("\(argument): is a device or socket, not an image or video file")
+                if !raw, let problem = deviceProblem(argument) {
+                    result.problems.append(problem)
                     continue
                 }
                 let kind: MediaInput.Kind = raw ? .raw : (MediaInput.kind(ofFile: argument, strict: true) ?? .image)
@@ -90,6 +125,15 @@ enum InputEnumerator {
             }
         }
         return result
+    }
+
+    /// Why `path` cannot be an image or video input when it is a device or a socket (before:
+    /// `/dev/zero` was "is empty"); nil for anything else.
+    static func deviceProblem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, [S_IFCHR, S_IFBLK, S_IFSOCK].contains(info.st_mode & S_IFMT) else { return nil }
+        let camera = path.hasPrefix("/dev/video") ? " (a camera? give --input-format v4l2)" : ""
+        return "\(path): is a device or socket, not an image or video file\(camera)"
     }
 
     /// Regular files under `directory`, recursively, sorted by path (name order at each level),
@@ -146,4 +190,9 @@ enum InputEnumerator {
             }
         }
     }
+}
+
+/// An input that cannot be used, said in one sentence naming it.
+struct InputError: Error, CustomStringConvertible {
+    var description: String
 }

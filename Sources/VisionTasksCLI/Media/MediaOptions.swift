@@ -12,9 +12,11 @@ enum RunningModeOption: String, ExpressibleByArgument, CaseIterable, Sendable {
 /// The media options every task command shares: inputs, output, annotation, raw frames, progress.
 struct MediaOptions: ParsableArguments {
     @Argument(help: ArgumentHelp(
-        "Images (JPEG, PNG), videos (MP4, WebM, AVI, GIF...) or directories (processed recursively, in name order); '-' reads raw frames from stdin (needs --raw).",
+        "Images (JPEG, PNG), videos (MP4, WebM, AVI, GIF...), directories (processed recursively, in name order), live sources (rtsp://, http://host/stream.mjpg, udp://127.0.0.1:5000, a camera with --input-format v4l2 /dev/video0); '-' reads raw frames from stdin (needs --raw).",
         valueName: "input"))
     var inputs: [String] = []
+
+    @OptionGroup(title: "Live sources") var live: LiveOptions
 
     @Option(help: "json (one object per image; an array for several), jsonl (one object per image or video frame) or text. Default: json for a single image, jsonl otherwise.")
     var outputFormat: OutputFormat?
@@ -49,6 +51,11 @@ struct MediaOptions: ParsableArguments {
 
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one input (an image, a video, a directory, or '-')") }
+        // Before: "Error: : cannot write: No such file or directory" and the like.
+        for (flag, value) in [("--output", output), ("--annotate", annotate), ("--masks", masks)] where value?.isEmpty == true {
+            throw ValidationError("\(flag) needs a file or folder name, not an empty string")
+        }
+        if inputs.contains("") { throw ValidationError("an input is an empty string; give a file, a directory or '-'") }
         if let raw { _ = try RawFrameSpec(parsing: raw) }
         // Timestamps are whole milliseconds: above 1000 fps two frames would share one; far
         // below 0.001 fps the timestamps overflow.

@@ -41,15 +41,11 @@ struct ModelInvokeCommand: ParsableCommand {
         let options = threads.map { Interpreter.Options(threadCount: $0) } ?? Interpreter.Options()
         let interpreter = try Interpreter(model: model, options: options)
         for (i, path) in inputs.enumerated() {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw ModelCommandError(description: "cannot read input \(i) from \(path): \(error.localizedDescription)")
-            }
             let expected = model.inputs[i]
+            let data = try Self.read(path, index: i, expected: expected)
             guard data.count == expected.byteCount else {
-                throw ModelCommandError(description: "input \(i) (\(expected)) needs \(expected.elementCount) float32 values (\(expected.byteCount) bytes) but \(path) has \(data.count) bytes")
+                let has = data.count > expected.byteCount ? "more than that" : "\(data.count) bytes"
+                throw ModelCommandError(description: "input \(i) (\(expected)) needs \(expected.elementCount) float32 values (\(expected.byteCount) bytes) but \(path) has \(has)")
             }
             try interpreter.copy(data, toInputAt: i)
         }
@@ -69,6 +65,25 @@ struct ModelInvokeCommand: ParsableCommand {
                 throw ModelCommandError(description: "cannot write \(url.path): \(error.localizedDescription)")
             }
             print("output \(i): \(tensor.name) \(tensor.shape) -> \(url.path)")
+        }
+    }
+
+    /// Reads at most one byte more than the input needs, so that `/dev/zero` or an endless pipe
+    /// is "more than that" instead of memory without bound, and a FIFO or `/dev/stdin` works as
+    /// in any shell tool. Errors name the POSIX reason (before: "You don't have permission"
+    /// for a device or a FIFO).
+    static func read(_ path: String, index: Int, expected: TensorDescription) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw ModelCommandError(description: "cannot read input \(index) from \(path): \(String(cString: strerror(errno)))")
+        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        do {
+            return try handle.read(upToCount: expected.byteCount + 1) ?? Data()
+        } catch {
+            let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason = posix.map { String(cString: strerror(Int32($0.code))) } ?? "\(error)"
+            throw ModelCommandError(description: "cannot read input \(index) from \(path): \(reason)")
         }
     }
 }

@@ -35,11 +35,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The most live sessions open at once; one more is refused.")
     var maxSessions = 8
 
-    @Option(help: "The largest image (live frame or request body), in bytes.")
+    @Option(help: "The largest image (live frame or request body), in bytes (1024 to 1 GiB).")
     var maxImageBytes = ServerLimits().maxImageBytes
 
     @Option(help: "The largest image, in pixels (width × height), checked before decoding.")
     var maxImagePixels = ServerLimits().maxImagePixels
+
+    @Option(help: "The most HTTP task requests in progress at once; one more is answered 503 at once.")
+    var maxPendingRequests = ServerLimits().maxPendingRequests
 
     @Option(help: "Threads each task instance runs on; the default is one per active core.")
     var threads = BaseOptions.defaultNumThreads
@@ -50,9 +53,14 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
-        guard maxImageBytes >= 1024 else { throw ValidationError("--max-image-bytes must be at least 1024") }
+        guard (1024...ServerLimits.largestMessageBytes).contains(maxImageBytes) else {
+            throw ValidationError("--max-image-bytes must be from 1024 to \(ServerLimits.largestMessageBytes) (1 GiB), not \(maxImageBytes)")
+        }
+        guard maxPendingRequests >= 1 else { throw ValidationError("--max-pending-requests must be at least 1") }
         guard maxImagePixels >= 1 else { throw ValidationError("--max-image-pixels must be at least 1") }
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard (1...BaseOptions.maxNumThreads).contains(threads) else {
+            throw ValidationError("--threads must be between 1 and \(BaseOptions.maxNumThreads) (4 per active core), got \(threads)")
+        }
     }
 
     func run() async throws {
@@ -65,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxSessions = maxSessions
         configuration.limits.maxImageBytes = maxImageBytes
         configuration.limits.maxImagePixels = maxImagePixels
+        configuration.limits.maxPendingRequests = maxPendingRequests
         configuration.threadsPerTask = threads
         let server = try VisionServer(configuration: configuration)
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host

@@ -2,39 +2,78 @@ import ArgumentParser
 import Foundation
 import VisionTasks
 
-/// Where `vision-tasks swipe` sends each event: a line on stdout (text or JSON), flushed at
-/// once so that a pipe sees events as they happen, and the `--exec` command. Unchecked
-/// Sendable: the failure count is under the lock; the rest never changes.
+/// Where `vision-tasks swipe` sends each event: a line on stdout or in the `-o` file (text or
+/// JSON), written at once so that a pipe sees events as they happen, and the `--exec` command.
+///
+/// The `-o` file is written as every other output of the tool (`OutputFile`): never one of the
+/// inputs, opened only once the first input was opened (so a run whose inputs all fail leaves
+/// it untouched), written through symlinks, devices and FIFOs, and every write checked, so a
+/// full disk or a closed pipe is an error, not a crash or a silently truncated file.
+///
+/// At most `maxRunningCommands` `--exec` commands run at once; an event that would start one
+/// more waits for one of them to end (a command slower than the events otherwise piled up
+/// without bound: one process per event). Unchecked Sendable: the counters are under the lock;
+/// the rest is only touched from the command's thread.
 final class EventOutput: @unchecked Sendable {
+    /// The most `--exec` commands running at once.
+    static let maxRunningCommands = 8
+
     let format: SwipeCommand.Format
     let includeInput: Bool
     let exec: String?
-    private let file: FileHandle
+    private let path: String?
+    private let inputs: InputFiles
+    private var file: OutputFile?
     private let group = DispatchGroup()
+    private let slots: DispatchSemaphore
+    private let commandLimit: Int
     private let lock = NSLock()
     private var failures = 0
+    private var running = 0
+    private var mostRunning = 0
 
-    /// Lines go to the file at `path` (created or truncated), or stdout.
-    init(format: SwipeCommand.Format, includeInput: Bool, exec: String?, path: String?) throws {
-        if let path {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw ValidationError("cannot write \(path)")
-            }
-            file = handle
+    /// Lines go to the file at `path` (`nil` or `-`: stdout). Throws if it is one of `inputs`
+    /// or could not be created (checked without creating it).
+    init(
+        format: SwipeCommand.Format, includeInput: Bool, exec: String?, path: String?, inputs: InputFiles = InputFiles([]),
+        maxRunningCommands: Int = EventOutput.maxRunningCommands
+    ) throws {
+        if let path, path != "-" {
+            try inputs.checkNotAnInput(path)
+            try OutputFile.checkWritable(path)
+            self.path = path
         } else {
-            file = FileHandle.standardOutput
+            self.path = nil
         }
+        self.inputs = inputs
         self.format = format
         self.includeInput = includeInput
         self.exec = exec
+        commandLimit = max(1, maxRunningCommands)
+        slots = DispatchSemaphore(value: commandLimit)
     }
 
     /// How many `--exec` commands failed (after `finish()`: all of them).
     var failedCommands: Int { lock.withLock { failures } }
 
-    func emit(_ event: GestureEvent, input: String) {
+    /// The most `--exec` commands that ran at the same time.
+    var mostRunningCommands: Int { lock.withLock { mostRunning } }
+
+    /// Opens (creates or truncates) the output, once: the command calls it when an input was
+    /// opened, before its first event.
+    @discardableResult
+    func open() throws -> OutputFile {
+        if let file { return file }
+        let opened = try path.map { try OutputFile(path: $0, inputs: inputs) } ?? OutputFile.standardOutput()
+        file = opened
+        return opened
+    }
+
+    /// Writes the event's line, then starts the `--exec` command. Throws `OutputError` when the
+    /// line cannot be written.
+    func emit(_ event: GestureEvent, input: String) throws {
         let line = format == .jsonl ? Self.jsonLine(event, input: includeInput ? input : nil) : Self.textLine(event, input: includeInput ? input : nil)
-        file.write(Data((line + "\n").utf8))
+        try open().write(Data((line + "\n").utf8))
         if let exec { run(exec, for: event, input: input) }
     }
 
@@ -59,7 +98,8 @@ final class EventOutput: @unchecked Sendable {
     }
 
     /// Starts `/bin/sh -c command` with the event in its environment; does not wait for it
-    /// (a slow command must not stall the stream). Failures are reported when it ends.
+    /// (a slow command must not stall the stream) unless `maxRunningCommands` are running.
+    /// Failures are reported when it ends.
     private func run(_ command: String, for event: GestureEvent, input: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -71,27 +111,43 @@ final class EventOutput: @unchecked Sendable {
         environment["VISION_TASKS_TIMESTAMP_MS"] = String(event.timestampInMilliseconds)
         environment["VISION_TASKS_INPUT"] = input
         process.environment = environment
+        if slots.wait(timeout: .now()) == .timedOut {
+            MediaDriver.report(
+                "--exec: \(commandLimit) commands still running; the event at \(event.timestampInMilliseconds) ms waits for one to end")
+            slots.wait()
+        }
         group.enter()
-        process.terminationHandler = { [weak self] finished in
+        lock.withLock {
+            running += 1
+            mostRunning = max(mostRunning, running)
+        }
+        let ended: @Sendable () -> Void = { [self] in
+            lock.withLock { running -= 1 }
+            slots.signal()
+            group.leave()
+        }
+        process.terminationHandler = { [self] finished in
             if finished.terminationStatus != 0 {
-                self?.lock.withLock { self?.failures += 1 }
+                lock.withLock { failures += 1 }
                 MediaDriver.report(
                     "--exec failed for \(event.kind.rawValue) at \(event.timestampInMilliseconds) ms: exit status \(finished.terminationStatus)")
             }
-            self?.group.leave()
+            ended()
         }
         do {
             try process.run()
         } catch {
             lock.withLock { failures += 1 }
             MediaDriver.report("--exec could not start for \(event.kind.rawValue): \(error)")
-            group.leave()
+            ended()
         }
     }
 
-    /// Waits for the `--exec` commands still running.
-    func finish() {
+    /// Waits for the `--exec` commands still running, then closes the output (created empty
+    /// when `createIfEmpty` and nothing was written). Throws `OutputError` on a write error.
+    func finish(createIfEmpty: Bool) throws {
         group.wait()
-        if file !== FileHandle.standardOutput { try? file.close() }
+        if file == nil, !createIfEmpty { return }
+        try open().close()
     }
 }

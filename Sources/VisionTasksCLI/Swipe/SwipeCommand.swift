@@ -27,19 +27,31 @@ struct SwipeCommand: ParsableCommand {
             VISION_TASKS_INPUT in its environment. A command that fails is reported on stderr; \
             the stream goes on (the exit status is 1 at the end).
 
+            Live sources (a camera with --input-format v4l2, rtsp://, http:// MJPEG, udp:// \
+            MPEG-TS...) run the recognizer in live-stream mode in real time: a frame that \
+            arrives while the previous one is in work is dropped; events are printed as they \
+            happen. Ctrl-C or SIGTERM ends the run cleanly (the annotated video completed, the \
+            frame counts printed on stderr, exit status 0).
+
             Examples:
               vision-tasks swipe clip.mp4
               vision-tasks swipe --output-format jsonl --num-hands 2 clip.mp4
-              vision-tasks swipe --exec 'xdotool key $([ $VISION_TASKS_EVENT = swipeLeft ] && echo Left || echo Right)' clip.mp4
+              vision-tasks swipe --exec 'notify-send "$VISION_TASKS_EVENT"' clip.mp4
               vision-tasks swipe --annotate events.mp4 clip.mp4
+              vision-tasks swipe --input-format v4l2 /dev/video0 --exec 'xdotool key Right'
+              vision-tasks swipe --mirrored http://phone.local:8080/video.mjpg
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text, jsonl
     }
 
-    @Argument(help: ArgumentHelp("Videos (MP4, WebM, AVI, GIF...).", valueName: "input"))
+    @Argument(help: ArgumentHelp(
+        "Videos (MP4, WebM, AVI, GIF...) or live sources (rtsp://, http://host/stream.mjpg, udp://127.0.0.1:5000, a camera with --input-format v4l2 /dev/video0).",
+        valueName: "input"))
     var inputs: [String] = []
+
+    @OptionGroup(title: "Live sources") var live: LiveOptions
 
     @Option(help: "text (default) or jsonl.")
     var outputFormat: Format = .text
@@ -81,7 +93,18 @@ struct SwipeCommand: ParsableCommand {
 
     mutating func validate() throws {
         if inputs.isEmpty { throw ValidationError("give at least one video") }
+        for (flag, value) in [("--output", output), ("--annotate", annotate)] where value?.isEmpty == true {
+            throw ValidationError("\(flag) needs a file name, not an empty string")
+        }
         if annotate != nil && inputs.count > 1 { throw ValidationError("--annotate takes one input") }
+        // Said with the flags' names (before: "GestureEventOptions: minimumFrames must be at
+        // least 1." for --min-frames 0); the detector checks the rest.
+        if minFrames < 1 { throw ValidationError("--min-frames must be at least 1, got \(minFrames)") }
+        if !(swipeDistance.isFinite && swipeDistance > 0) {
+            throw ValidationError("--swipe-distance must be a number above 0, got \(swipeDistance)")
+        }
+        if swipeWindow < 1 { throw ValidationError("--swipe-window must be at least 1 ms, got \(swipeWindow)") }
+        if cooldown < 0 { throw ValidationError("--cooldown must be 0 ms or more, got \(cooldown)") }
         _ = try GestureEventDetector(options: eventOptions)
     }
 
@@ -98,34 +121,104 @@ struct SwipeCommand: ParsableCommand {
 
     func run() throws {
         let modelPath = try hands.model.modelPath(default: .gestureRecognizerBundle)
-        let output = try EventOutput(format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output)
-        var ok = true
-        for input in inputs {
+        let found = InputEnumerator.enumerate(inputs, raw: false, sources: live)
+        for problem in found.problems { MediaDriver.report(problem) }
+        var ok = found.problems.isEmpty
+        // No output may overwrite an input (issue 16's rule for every command): `swipe in.mp4
+        // -o in.mp4` emptied the video, `--annotate in.mp4` overwrote it while it was read.
+        let inputFiles = InputFiles(found.inputs)
+        let output = try EventOutput(
+            format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output, inputs: inputFiles)
+        if let annotate {
+            try inputFiles.checkNotAnInput(annotate)
+            if let path = self.output, MediaDriver.sameFile(path, annotate) {
+                throw OutputError(description: "-o and --annotate name the same file \(annotate); give two files")
+            }
+            try MediaDriver.checkAnnotationExtension(annotate, video: true)
+            try OutputFile.checkWritable(annotate)
+        }
+        // Live sources end on Ctrl-C or SIGTERM with every output finished (StopSignals).
+        let stop = found.inputs.contains { $0.kind == .live } ? StopSignals.install() : nil
+        defer { stop?.remove() }
+        var opened = false
+        for (index, input) in found.inputs.enumerated() {
+            if let signal = stop?.signalReceived {
+                MediaDriver.report("\(StopSignals.name(signal)): \(found.inputs.count - index) input(s) not read")
+                break
+            }
             do {
-                try process(input, modelPath: modelPath, output: output)
+                if input.kind == .live, let stop {
+                    try processLive(input, modelPath: modelPath, output: output, stop: stop, opened: &opened)
+                } else {
+                    try process(input, modelPath: modelPath, output: output, opened: &opened)
+                }
+            } catch let error as OutputError {
+                // A full disk or a closed pipe fails every later event too: stop here.
+                try? output.finish(createIfEmpty: false)
+                throw error
             } catch {
-                MediaDriver.report("\(input): \(error)")
+                // A MediaError names its file already ("x.mp4: x.mp4: is empty" before).
+                MediaDriver.report(error is MediaError || error is InputError ? "\(error)" : "\(input.path): \(error)")
                 ok = false
             }
         }
-        output.finish()
+        try output.finish(createIfEmpty: opened)
         if !ok || output.failedCommands > 0 { throw ExitCode(1) }
     }
 
-    private func process(_ input: String, modelPath: String, output: EventOutput) throws {
+    /// The recognizer's options for `mode`, with the command's hand, mirroring and smoothing settings.
+    private func recognizerOptions(modelPath: String, mode: RunningMode) -> GestureRecognizerOptions {
         let options = GestureRecognizerOptions()
-        hands.apply(to: options, modelPath: modelPath, mode: .video)
+        hands.apply(to: options, modelPath: modelPath, mode: mode)
         options.inputIsMirrored = mirrored
         options.landmarkSmoothing = smooth ? HandLandmarkSmoothing() : nil
-        let recognizer = try GestureRecognizer(options: options)
+        return options
+    }
+
+    /// A live source: the recognizer in live-stream mode, events printed as their frames' results come.
+    private func processLive(
+        _ input: MediaInput, modelPath: String, output: EventOutput, stop: StopSignals, opened: inout Bool
+    ) throws {
         let detector = try GestureEventDetector(options: eventOptions)
-        let reader = try VideoReader(path: input, appliesDisplayRotation: !ignoreDisplayRotation)
+        var annotation: EventAnnotation?
+        let run = LiveRun<GestureRecognizerResult>(stop: stop) { frame, result in
+            let events = detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
+            for event in events { try output.emit(event, input: input.path) }
+            try annotation?.append(frame, result: result, events: events)
+        }
+        let relay = LiveResultRelay<GestureRecognizerResult> { run.deliver($0, $1) }
+        let options = recognizerOptions(modelPath: modelPath, mode: .liveStream)
+        options.gestureRecognizerLiveStreamDelegate = relay
+        let recognizer = try GestureRecognizer(options: options)
+        let task = LiveTaskHandle(
+            submit: { image, timestamp in try recognizer.recognizeAsync(image: image, timestampInMilliseconds: timestamp) },
+            droppedFrameCount: { recognizer.droppedFrameCount }, waitUntilIdle: { recognizer.waitUntilIdle() },
+            delegate: relay)
+        try run.read(
+            input, options: live, appliesDisplayRotation: !ignoreDisplayRotation, task: task,
+            opened: { info in
+                // The output is created (or truncated) only once a source could be opened.
+                opened = true
+                annotation = annotate.map { EventAnnotation(path: $0, framesPerSecond: info.framesPerSecond) }
+            },
+            finish: { try annotation?.finish() })
+    }
+
+    private func process(_ input: MediaInput, modelPath: String, output: EventOutput, opened: inout Bool) throws {
+        let recognizer = try GestureRecognizer(options: recognizerOptions(modelPath: modelPath, mode: .video))
+        let detector = try GestureEventDetector(options: eventOptions)
+        let reader = input.kind == .stream
+            ? try LiveSourceReader.open(input, options: live, appliesDisplayRotation: !ignoreDisplayRotation, token: nil)
+            : try VideoReader(path: input.path, appliesDisplayRotation: !ignoreDisplayRotation)
+        // The output is created (or truncated) only now that an input could be opened.
+        try output.open()
+        opened = true
         var annotation = annotate.map { EventAnnotation(path: $0, framesPerSecond: reader.info.framesPerSecond) }
         while let frame = try reader.nextFrame() {
             let result = try recognizer.recognize(
                 videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
             let events = detector.process(result, imageWidth: frame.image.width, imageHeight: frame.image.height)
-            for event in events { output.emit(event, input: input) }
+            for event in events { try output.emit(event, input: input.path) }
             try annotation?.append(frame, result: result, events: events)
         }
         if let failure = reader.failure { throw failure }

@@ -21,10 +21,11 @@ struct GestureCommand: ParsableCommand {
 
             Examples:
               vision-tasks gesture thumbs_up.jpg
-              vision-tasks gesture --num-hands 2 clip.mp4 -o clip.jsonl --annotate clip.annotated.mp4
+              vision-tasks gesture --num-hands 2 clip.mp4 -o out.jsonl --annotate out.mp4
               vision-tasks gesture --model operations.task hand.jpg
               vision-tasks gesture --deny None --output-format text photos/
-              ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - | vision-tasks gesture --raw 640x480:rgb24 -
+              ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - \\
+                | vision-tasks gesture --raw 640x480:rgb24 -
             """)
 
     @OptionGroup var media: MediaOptions

@@ -22,8 +22,9 @@ struct HandsCommand: ParsableCommand {
               vision-tasks hands --num-hands 2 photos/ -o hands.jsonl
               vision-tasks hands clip.mp4 --annotate clip.annotated.mp4
               vision-tasks hands --model hand_landmarker_lite.task hand.jpg
-              ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - | vision-tasks hands --raw 640x480:rgb24 -
-              vision-tasks hands --api vision hand.jpg     # what VNDetectHumanHandPoseRequest code gets
+              ffmpeg -i cam.mp4 -f rawvideo -pix_fmt rgb24 - \\
+                | vision-tasks hands --raw 640x480:rgb24 -
+              vision-tasks hands --api vision hand.jpg   # Vision's hand pose request
             """)
 
     @OptionGroup var media: MediaOptions

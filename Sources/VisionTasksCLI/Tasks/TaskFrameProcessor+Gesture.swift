@@ -7,26 +7,41 @@ extension TaskFrameProcessor where Task == GestureRecognizer {
     static func gestures(
         modelPath: String, settings: HandsTaskOptions, canned: ClassifierOptions?, custom: ClassifierOptions?
     ) -> Self {
-        Self(
+        let options = { (mode: RunningMode) -> GestureRecognizerOptions in
+            let options = GestureRecognizerOptions()
+            settings.apply(to: options, modelPath: modelPath, mode: mode)
+            options.cannedGesturesClassifierOptions = canned
+            options.customGesturesClassifierOptions = custom
+            return options
+        }
+        return Self(
             resultKey: "gesture",
-            makeTask: { mode in
-                let options = GestureRecognizerOptions()
-                settings.apply(to: options, modelPath: modelPath, mode: mode)
-                options.cannedGesturesClassifierOptions = canned
-                options.customGesturesClassifierOptions = custom
-                return try GestureRecognizer(options: options)
-            },
+            makeTask: { mode in try GestureRecognizer(options: options(mode)) },
             process: { recognizer, image, mode, timestamp in
                 let result =
                     mode == .image
                     ? try recognizer.recognize(image: image)
                     : try recognizer.recognize(videoFrame: image, timestampInMilliseconds: timestamp)
-                let labels = gestureLabels(result)
-                return FrameOutput(
-                    record: result, summary: HandsOverlay.summary(labels),
-                    overlay: HandsOverlay.hands(
-                        result.landmarks, labels: labels, imageWidth: image.width, imageHeight: image.height))
-            })
+                return gestureOutput(result, image: image)
+            },
+            live: LiveHooks(
+                make: { deliver in
+                    let delegate = liveRelay(deliver, present: { (result: GestureRecognizerResult, image) in gestureOutput(result, image: image) })
+                    let liveOptions = options(.liveStream)
+                    liveOptions.gestureRecognizerLiveStreamDelegate = delegate
+                    return (try GestureRecognizer(options: liveOptions), delegate)
+                },
+                submit: { recognizer, image, timestamp in try recognizer.recognizeAsync(image: image, timestampInMilliseconds: timestamp) },
+                droppedFrameCount: { $0.droppedFrameCount },
+                waitUntilIdle: { $0.waitUntilIdle() }))
+    }
+
+    /// A result as a record, a summary line and the drawn hands.
+    static func gestureOutput(_ result: GestureRecognizerResult, image: MPImage) -> FrameOutput {
+        let labels = gestureLabels(result)
+        return FrameOutput(
+            record: result, summary: HandsOverlay.summary(labels),
+            overlay: HandsOverlay.hands(result.landmarks, labels: labels, imageWidth: image.width, imageHeight: image.height))
     }
 
     /// Per hand "Left: Thumb_Up 0.87" (the gesture only when the hand has one).

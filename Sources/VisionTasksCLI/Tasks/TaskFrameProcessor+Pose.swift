@@ -6,32 +6,48 @@ extension TaskFrameProcessor where Task == PoseLandmarker {
     /// result under `pose` in the reference files' form (`PoseRecord`), and masks go to
     /// `--masks` as 8-bit images (`writesMasks`).
     static func poses(modelPath: String, settings: PoseTaskOptions, writesMasks: Bool) -> Self {
-        Self(
+        let options = { (mode: RunningMode) -> PoseLandmarkerOptions in
+            let options = PoseLandmarkerOptions()
+            settings.apply(to: options, modelPath: modelPath, mode: mode, writesMasks: writesMasks)
+            return options
+        }
+        return Self(
             resultKey: "pose",
-            makeTask: { mode in
-                let options = PoseLandmarkerOptions()
-                settings.apply(to: options, modelPath: modelPath, mode: mode, writesMasks: writesMasks)
-                return try PoseLandmarker(options: options)
-            },
+            makeTask: { mode in try PoseLandmarker(options: options(mode)) },
             process: { landmarker, image, mode, timestamp in
                 let result =
                     mode == .image
                     ? try landmarker.detect(image: image)
                     : try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
-                var overlay = Overlay()
-                for (i, pose) in result.landmarks.enumerated() {
-                    overlay.append(
-                        Overlay.skeleton(
-                            normalizedPoints: pose.map { (x: $0.x, y: $0.y) }, connections: LandmarkConnections.pose,
-                            imageWidth: image.width, imageHeight: image.height,
-                            label: result.landmarks.count > 1 ? "Pose \(i + 1)" : nil))
-                }
-                let masks = try result.segmentationMasks.map { mask in
-                    try PixelBuffer(width: mask.width, height: mask.height, format: .gray8, bytes: mask.uint8Data)
-                }
-                return FrameOutput(
-                    record: PoseRecord(result), summary: poseSummary(result), overlay: overlay, masks: masks)
-            })
+                return try poseOutput(result, image: image)
+            },
+            live: LiveHooks(
+                make: { deliver in
+                    let delegate = liveRelay(deliver, present: { (result: PoseLandmarkerResult, image) in try poseOutput(result, image: image) })
+                    let liveOptions = options(.liveStream)
+                    liveOptions.poseLandmarkerLiveStreamDelegate = delegate
+                    return (try PoseLandmarker(options: liveOptions), delegate)
+                },
+                submit: { landmarker, image, timestamp in try landmarker.detectAsync(image: image, timestampInMilliseconds: timestamp) },
+                droppedFrameCount: { $0.droppedFrameCount },
+                waitUntilIdle: { $0.waitUntilIdle() }))
+    }
+
+    /// A result as a record (`PoseRecord`), a summary line, the drawn poses and the masks.
+    static func poseOutput(_ result: PoseLandmarkerResult, image: MPImage) throws -> FrameOutput {
+        var overlay = Overlay()
+        for (i, pose) in result.landmarks.enumerated() {
+            overlay.append(
+                Overlay.skeleton(
+                    normalizedPoints: pose.map { (x: $0.x, y: $0.y) }, connections: LandmarkConnections.pose,
+                    imageWidth: image.width, imageHeight: image.height,
+                    label: result.landmarks.count > 1 ? "Pose \(i + 1)" : nil))
+        }
+        let masks = try result.segmentationMasks.map { mask in
+            try PixelBuffer(width: mask.width, height: mask.height, format: .gray8, bytes: mask.uint8Data)
+        }
+        return FrameOutput(
+            record: PoseRecord(result), summary: poseSummary(result), overlay: overlay, masks: masks)
     }
 
     /// "no pose", or per pose where it is and how much of it is visible:

@@ -16,15 +16,30 @@ struct TaskFrameProcessor<Task>: FrameProcessor {
     let resultKey: String
     private let makeTask: MakeTask
     private let processImage: Process
+    /// How the task runs in live-stream mode; nil when it has none (the ML Kit and Vision
+    /// façades), then live sources are refused.
+    private let live: LiveHooks<Task>?
 
     private var imageTask: Task?
     private var current: Task?
     private var mode = RunningMode.image
 
-    init(resultKey: String, makeTask: @escaping MakeTask, process: @escaping Process) {
+    init(resultKey: String, makeTask: @escaping MakeTask, process: @escaping Process, live: LiveHooks<Task>? = nil) {
         self.resultKey = resultKey
         self.makeTask = makeTask
         self.processImage = process
+        self.live = live
+    }
+
+    /// A fresh live-stream task for a live source (MediaPipe's `.liveStream` mode).
+    mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle? {
+        guard let live else { return nil }
+        let (task, delegate) = try live.make(deliver)
+        return LiveTaskHandle(
+            submit: { image, timestamp in try live.submit(task, image, timestamp) },
+            droppedFrameCount: { live.droppedFrameCount(task) },
+            waitUntilIdle: { live.waitUntilIdle(task) },
+            delegate: delegate)
     }
 
     /// The task for `mode`: the shared image-mode one, or a new video-mode one.

@@ -31,6 +31,8 @@ struct TaskModelOption: ParsableArguments {
     /// bare file name) that name in the model folder. Throws naming every place looked in.
     /// `--model` and `vision-tasks model info|invoke` find files the same way.
     static func locate(_ model: String) throws -> String {
+        // Before, "" named the model folder itself ("cannot read model file ...: error 256").
+        guard !model.isEmpty else { throw ValidationError("the model file name is empty") }
         if FileManager.default.fileExists(atPath: model) { return model }
         let folder = ModelStore().directory
         guard !model.contains("/") else { return model } // a path: the loader says what is wrong

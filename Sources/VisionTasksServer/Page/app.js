@@ -11,6 +11,7 @@ const POSE_CONNECTIONS = [[0, 1], [1, 2], [2, 3], [3, 7], [0, 4], [4, 5], [5, 6]
   [27, 31], [28, 32]];
 const CARDS = [['Coral', '#ff6b6b'], ['Tangerine', '#ff9f43'], ['Sunflower', '#feca57'], ['Mint', '#1dd1a1'],
   ['Ocean', '#2e86de'], ['Violet', '#8e44ad']];
+// Frames are sent at the camera's own aspect ratio, the longer side at most FRAME_WIDTH pixels.
 const FRAME_WIDTH = 640, FRAME_HEIGHT = 480, JPEG_QUALITY = 0.8, ANSWER_TIMEOUT_MS = 5000;
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +28,7 @@ const demo = window.visionTasksDemo = {
 let task = 'gesture';
 let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1, reconnectDelay = 1000;
 let answerTimes = [];
+let cameraProblem = '';  // what is wrong with the camera, shown again once the server is back
 
 // ---------- messages ----------
 function showMessage(text, kind) {
@@ -34,11 +36,12 @@ function showMessage(text, kind) {
   m.textContent = text; m.hidden = !text; m.className = 'message' + (kind === 'info' ? ' info' : '');
 }
 function setStatus(text) { $('status').textContent = text; }
+function cameraFailed(text) { cameraProblem = text; demo.cameraProblem = text; showMessage(text); }
 
 // ---------- camera ----------
 async function startCamera() {
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    showMessage('This browser gives no camera access here (open the page from http://127.0.0.1 or localhost, or over https).');
+    cameraFailed('This browser gives no camera access here (open the page from http://127.0.0.1 or localhost, or over https).');
     return false;
   }
   try {
@@ -48,11 +51,11 @@ async function startCamera() {
     return true;
   } catch (error) {
     if (error.name === 'NotAllowedError' || error.name === 'SecurityError') {
-      showMessage('Camera permission was refused. Allow the camera for this page and reload.');
+      cameraFailed('Camera permission was refused. Allow the camera for this page and reload.');
     } else if (error.name === 'NotFoundError' || error.name === 'OverconstrainedError') {
-      showMessage('No camera found. Connect a camera and reload; the buttons still swipe the cards.');
+      cameraFailed('No camera found. Connect a camera and reload; the buttons still swipe the cards.');
     } else {
-      showMessage('The camera could not be started: ' + error.name + ' ' + error.message);
+      cameraFailed('The camera could not be started: ' + error.name + ' ' + error.message);
     }
     setStatus('no camera');
     return false;
@@ -67,7 +70,7 @@ function connect() {
   setStatus('connecting');
   socket.onopen = () => {
     demo.connected = true; reconnectDelay = 1000; inFlight = false;
-    setStatus('connected'); showMessage('');
+    setStatus('connected'); showMessage(cameraProblem);
   };
   socket.onmessage = (message) => onAnswer(JSON.parse(message.data));
   socket.onclose = (close) => {
@@ -75,6 +78,7 @@ function connect() {
     const why = close.reason ? ` (${close.reason})` : '';
     showMessage(`The server went away${why}. Reconnecting in ${Math.round(reconnectDelay / 1000)} s…`);
     setStatus('disconnected');
+    demo.disconnects = (demo.disconnects || 0) + 1;
     setTimeout(connect, reconnectDelay);
     reconnectDelay = Math.min(reconnectDelay * 2, 8000);
   };
@@ -83,7 +87,12 @@ function connect() {
 function sendFrame() {
   if (!socket || socket.readyState !== WebSocket.OPEN || inFlight || video.readyState < 2) return;
   inFlight = true; sentAt = performance.now();
-  grabCtx.drawImage(video, 0, 0, FRAME_WIDTH, FRAME_HEIGHT);
+  // A camera may give another size or shape than asked for (1280x720, say): keep its aspect ratio,
+  // or the hand would be squashed for the models and the overlay would not fit the preview.
+  const scale = Math.min(1, FRAME_WIDTH / Math.max(video.videoWidth || FRAME_WIDTH, video.videoHeight || FRAME_HEIGHT));
+  const width = Math.round((video.videoWidth || FRAME_WIDTH) * scale), height = Math.round((video.videoHeight || FRAME_HEIGHT) * scale);
+  if (grab.width !== width || grab.height !== height) { grab.width = width; grab.height = height; }
+  grabCtx.drawImage(video, 0, 0, width, height);
   const timestamp = Math.max(lastTimestamp + 1, Math.round(performance.now()));
   lastTimestamp = timestamp;
   grab.toBlob(async (blob) => {
@@ -129,8 +138,10 @@ function draw(answer) {
   const result = answer[answer.task];
   if (!result) return;
   const people = result.landmarks || [];
-  const ids = answer.handIdentifiers || [];
-  $('hands').textContent = answer.task === 'pose' ? `${people.length} pose(s)` : (people.length ? ids.join(', ') || people.length : '0');
+  const ids = answer.handIdentifiers || answer.poseIdentifiers || [];
+  // A count first, then the tracked identifiers: "1 (#2)" is one hand, tracked as hand 2.
+  const tracked = ids.length ? ` (${ids.map((id) => '#' + id).join(', ')})` : '';
+  $('hands').textContent = answer.task === 'pose' ? `${people.length} pose(s)${tracked}` : `${people.length}${tracked}`;
   demo.handIdentifiers = ids;
   if (people.length) demo.framesWithLandmarks += 1;
   people.forEach((landmarks, i) => {

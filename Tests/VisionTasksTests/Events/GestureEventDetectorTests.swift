@@ -137,6 +137,32 @@ final class GestureEventDetectorTests: XCTestCase {
         XCTAssertEqual(streamed, returned)
     }
 
+    /// Results reach the detector as the caller built or decoded them, so their timestamps are
+    /// any `Int`. Found by the hostile pass after issue 16: `Int.min` after `Int.max` (time
+    /// going backwards) or `Int.max` after `Int.min` trapped on an overflow in the cooldown and
+    /// swipe-window arithmetic. Now going backwards starts a new stream and far-apart times
+    /// saturate.
+    func testExtremeAndBackwardTimestampsNeverTrap() throws {
+        let detector = try GestureEventDetector()
+        var events: [GestureEvent] = []
+        for time in [Int.max - 66, Int.max - 33, Int.max, Int.min, Int.min + 33, 0] {
+            let result = H.result([H.landmarks(H.thumbUp, x: 320, y: 300)], gestures: ["Thumb_Up"], ids: [1], time: time)
+            events += detector.process(result, imageWidth: H.width, imageHeight: H.height)
+        }
+        // Fired at the third frame; the jump back to Int.min is a new stream, which fires again
+        // on its own third frame.
+        XCTAssertEqual(events.map(\.timestampInMilliseconds), [Int.max, 0])
+        // An open hand far apart in time: the window arithmetic saturates instead of trapping.
+        detector.reset()
+        for time in [Int.min, Int.max, Int.max] {
+            let result = H.result([H.landmarks(H.openPalm, x: 100, y: 300)], gestures: ["Open_Palm"], ids: [2], time: time)
+            XCTAssertTrue(detector.process(result, imageWidth: H.width, imageHeight: H.height).isEmpty)
+        }
+        XCTAssertEqual(HandEventTracker.elapsed(from: Int.min, to: Int.max), Int.max)
+        XCTAssertEqual(HandEventTracker.elapsed(from: Int.max, to: Int.min), Int.min)
+        XCTAssertEqual(HandEventTracker.elapsed(from: 5, to: 2), -3)
+    }
+
     func testJSONLineForm() throws {
         let event = GestureEvent(kind: .swipeRight, handIdentifier: 3, handedness: "Left", timestampInMilliseconds: 1200)
         let encoder = JSONEncoder()

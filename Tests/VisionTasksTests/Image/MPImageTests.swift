@@ -92,6 +92,36 @@ final class MPImageTests: XCTestCase {
         })
     }
 
+    /// Found by the hostile pass after issue 16: strides and sizes from the caller (a camera
+    /// frame's header, a network message) trapped instead of throwing: a huge `bytesPerRow`
+    /// overflowed `height * bytesPerRow`, a negative `cbcrBytesPerRow` became a negative
+    /// prefix length, and `Int.max` as a width overflowed the CbCr row size.
+    func testHostileStridesAndSizesAreErrorsNotTraps() throws {
+        let bytes = [UInt8](repeating: 0, count: 64)
+        func assertInvalid(_ body: @autoclosure () throws -> Any, _ note: String, line: UInt = #line) {
+            XCTAssertThrowsError(try body(), note, line: line) { error in
+                XCTAssertNotNil(error as? MediaError, "\(note): \(error)", line: line)
+            }
+        }
+        assertInvalid(try PixelBuffer(width: 2, height: 3, format: .rgb8, bytesPerRow: Int.max / 2, bytes: bytes), "huge stride")
+        assertInvalid(try PixelBuffer(width: 2, height: 3, format: .rgb8, bytesPerRow: 5, bytes: bytes), "stride under a row")
+        assertInvalid(
+            try PixelBuffer(width: 2, height: 3, format: .nv12FullRange, bytesPerRow: 2, chromaBytesPerRow: Int.max, bytes: bytes),
+            "huge CbCr stride")
+        assertInvalid(try PixelBuffer(width: 0, height: 3, format: .rgb8, bytes: bytes), "zero width")
+        assertInvalid(try MPImage(pixels: bytes, width: -4, height: 2, format: .gray8), "negative width")
+        try bytes.withUnsafeBytes { plane in
+            for (yStride, cStride, width, height) in [
+                (Int.max, 2, 2, 2), (2, -8, 2, 2), (2, Int.max, 2, 3), (2, 2, Int.max, 2), (2, 2, 2, Int.min),
+            ] {
+                assertInvalid(
+                    try MPImage(yPlane: plane, yBytesPerRow: yStride, cbcrPlane: plane, cbcrBytesPerRow: cStride,
+                                width: width, height: height, videoRange: false),
+                    "NV12 \(yStride) \(cStride) \(width)x\(height)")
+            }
+        }
+    }
+
     func testMirroredOrientationsAreRefusedByTasks() throws {
         let pixels = Data(rgbPixels(3, 3))
         for orientation in ImageOrientation.allCases {

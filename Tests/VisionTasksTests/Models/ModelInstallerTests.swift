@@ -172,6 +172,19 @@ final class ModelInstallerTests: XCTestCase {
     }
 
     /// Partial files of an interrupted install are ignored, and removed once stale.
+    /// Found by the hostile pass after issue 16: `VISION_TASKS_MODELS` naming a file gave
+    /// Foundation's "A file with the same name already exists"; now it says what is wrong,
+    /// before anything is downloaded.
+    func testAModelFolderThatIsAFileIsNamedAsSuch() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("models-file-\(UUID().uuidString)")
+        try Data("not a folder".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        XCTAssertThrowsError(try InstallFixture.offlineInstaller.installIfNeeded([.handLandmarkerBundle], into: file)) {
+            XCTAssertTrue("\($0)".contains("is a file, not a folder"), "\($0)")
+        }
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "not a folder")
+    }
+
     func testStalePartialFilesAreRemoved() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("models-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

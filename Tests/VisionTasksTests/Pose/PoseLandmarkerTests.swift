@@ -6,14 +6,19 @@ import XCTest
 
 /// Collects live-stream callbacks (called on the landmarker's serial queue).
 private final class Collector: PoseLandmarkerLiveStreamDelegate, @unchecked Sendable {
+    /// How long each callback takes (a deliberately slow delegate).
+    private let delay: TimeInterval
     private let lock = NSLock()
     private var items: [(timestamp: Int, result: PoseLandmarkerResult?, error: (any Error)?)] = []
     private var senders: Set<ObjectIdentifier> = []
+
+    init(delay: TimeInterval = 0) { self.delay = delay }
 
     func poseLandmarker(
         _ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
         timestampInMilliseconds: Int, error: (any Error)?
     ) {
+        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         lock.withLock {
             items.append((timestampInMilliseconds, result, error))
             senders.insert(ObjectIdentifier(poseLandmarker))
@@ -339,6 +344,31 @@ final class PoseLandmarkerTests: XCTestCase {
             if streamed.count == delivered.count { break }
         }
         XCTAssertEqual(streamed, delivered.map(\.timestamp))
+    }
+
+    /// Issue 16 (high): with a delegate slower than the frames, results queued without limit
+    /// (pose with masks on 1920x1280 and a 1 s delegate: 7.9 GB after 40 s, 788 results
+    /// queued). With a deliberately slow delegate, a frame is taken only once its predecessor's
+    /// result was delivered: at most one result waits, and the rest are dropped and counted.
+    func testSlowDelegateDropsFramesInsteadOfQueueingResults() throws {
+        let collector = Collector(delay: 0.2)
+        let options = try options(.liveStream, masks: true)
+        options.poseLandmarkerLiveStreamDelegate = collector
+        let landmarker = try PoseLandmarker(options: options)
+        let photo = try image("pose_fullbody_yoga_warrior.jpg")
+        let sent = 40
+        var mostWaiting = 0
+        for i in 0..<sent {
+            try landmarker.detectAsync(image: photo, timestampInMilliseconds: i * 10)
+            // Accepted frames whose result the delegate has not received yet.
+            mostWaiting = max(mostWaiting, (i + 1 - landmarker.droppedFrameCount) - collector.all.count)
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        landmarker.waitUntilIdle()
+        XCTAssertLessThanOrEqual(mostWaiting, 2, "results queued for the slow delegate")
+        XCTAssertEqual(collector.all.count + landmarker.droppedFrameCount, sent)
+        XCTAssertGreaterThanOrEqual(landmarker.droppedFrameCount, sent / 2, "a delegate 20 times slower than the frames drops most")
+        XCTAssertTrue(collector.all.allSatisfy { $0.result?.segmentationMasks.count == 1 })
     }
 
     func testLiveStreamReportsErrorsThroughTheDelegate() throws {

@@ -1,0 +1,79 @@
+import Dispatch
+import Foundation
+import MediaIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Ctrl-C (SIGINT) and SIGTERM during a run with live sources: the first signal ends the live
+/// source being read (its `InterruptToken`, so a blocked FFmpeg read returns at once) and the
+/// inputs after it; the command then finishes normally: results flushed, the annotated video
+/// completed, the dropped-frame count printed, exit status 0. A second signal quits at once
+/// (status 128 + signal), for a finish that would take too long.
+///
+/// Installed with `signal(SIG_IGN)` and a `DispatchSourceSignal` per signal, removed (default
+/// actions back) by `remove()`.
+final class StopSignals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: [DispatchSourceSignal] = []
+    private var received: Int32?
+    private var current: InterruptToken?
+    private static let handled: [Int32] = [SIGINT, SIGTERM]
+
+    /// Takes over SIGINT and SIGTERM until `remove()`.
+    static func install() -> StopSignals {
+        let stop = StopSignals()
+        for number in handled {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInitiated))
+            source.setEventHandler { [weak stop] in stop?.receive(number) }
+            source.resume()
+            stop.sources.append(source)
+        }
+        return stop
+    }
+
+    /// The signal that asked the run to stop, if one did.
+    var signalReceived: Int32? { lock.withLock { received } }
+
+    /// The signal's name for messages (`SIGINT`, `SIGTERM`).
+    static func name(_ number: Int32) -> String { number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)" }
+
+    /// A token for the next live source, already interrupted when a signal came before it.
+    func makeToken() -> InterruptToken {
+        let token = InterruptToken()
+        lock.withLock {
+            if received != nil { token.interrupt() }
+            current = token
+        }
+        return token
+    }
+
+    private func receive(_ number: Int32) {
+        let (first, token) = lock.withLock { () -> (Bool, InterruptToken?) in
+            let first = received == nil
+            if first { received = number }
+            return (first, current)
+        }
+        guard first else {
+            FileHandle.standardError.write(Data("vision-tasks: \(Self.name(number)) again: quitting at once\n".utf8))
+            _exit(128 + number)
+        }
+        FileHandle.standardError.write(Data(
+            "vision-tasks: \(Self.name(number)): stopping the live source and finishing the outputs (again to quit at once)\n".utf8))
+        token?.interrupt()
+    }
+
+    /// Gives SIGINT and SIGTERM their default actions back.
+    func remove() {
+        let removed = lock.withLock { () -> [DispatchSourceSignal] in
+            defer { sources = [] }
+            return sources
+        }
+        for source in removed { source.cancel() }
+        for number in Self.handled { signal(number, SIG_DFL) }
+    }
+}
