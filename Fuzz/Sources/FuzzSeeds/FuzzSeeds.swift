@@ -337,6 +337,25 @@ func jpegReconstructionSeeds(_ seeds: inout SeedWriter) throws {
     for op: UInt8 in [2, 3, 4] {
         try seeds.add("jpegreconstruct", "colour-\(op)", [op] + le16([11]) + (0..<44).map { UInt8($0 * 23 % 256) })
     }
+    // Op 5, ck_jpeg_planes_to_rgb: width - 1, height - 1, is_rgb, then per plane h - 1, v - 1, and
+    // the extra columns, rows and stride beyond the least the header allows, then its samples.
+    let layouts: [(String, [(Int, Int)])] = [
+        ("420", [(1, 1), (2, 2), (2, 2)]), ("422", [(1, 1), (2, 1), (2, 1)]), ("444", [(1, 1), (1, 1), (1, 1)]),
+        ("mixed", [(3, 1), (1, 4), (4, 4)]),
+    ]
+    for (name, factors) in layouts {
+        for (width, height, isRGB) in [(17, 9, 0), (33, 16, 1)] {
+            var seed: [UInt8] = [5, UInt8(width - 1), UInt8(height - 1), UInt8(isRGB)]
+            for (i, (h, v)) in factors.enumerated() {
+                let extraWidth = i % 3, extraHeight = i % 2, extraStride = i * 3
+                seed += [UInt8(h - 1), UInt8(v - 1), UInt8(extraWidth), UInt8(extraHeight), UInt8(extraStride)]
+                let lowWidth = (width + h - 1) / h + extraWidth, lowHeight = (height + v - 1) / v + extraHeight
+                let count = (lowWidth + extraStride) * (lowHeight - 1) + lowWidth
+                seed += (0..<count).map { UInt8(truncatingIfNeeded: 40 + ($0 * 7 + i * 50) % 180) }
+            }
+            try seeds.add("jpegreconstruct", "planes-\(name)-\(width)x\(height)\(isRGB == 1 ? "-rgb" : "")", seed)
+        }
+    }
 }
 
 // MARK: - The live server (FuzzServerInput's layouts)
