@@ -15,11 +15,21 @@ let packageAccess: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-acces
 
 let visionTasks = "VisionTasks"
 
+let serverTargetDependencies: [Target.Dependency] = [
+    "FuzzSupport", "FuzzServerInput",
+    .product(name: "VisionTasksServer", package: visionTasks),
+    .product(name: "VisionTasks", package: visionTasks),
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "HummingbirdCore", package: "hummingbird"),
+]
+
 let package = Package(
     name: "VisionTasksFuzz",
     dependencies: [
         .package(name: visionTasks, path: ".."),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        // The live server's targets build Hummingbird's `URI` and `RequestBody` as the server gets them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // libFuzzer's driver, called from each target's entry point (see FuzzSupport.h).
@@ -47,6 +57,16 @@ let package = Package(
             .product(name: "VisionTasks", package: visionTasks)],
             swiftSettings: packageAccess),
 
+        // The live server (VisionTasksServer): the input layouts of the two targets below, shared
+        // with FuzzSeeds.
+        .target(name: "FuzzServerInput", dependencies: [
+            .product(name: "VisionTasksServer", package: visionTasks), .product(name: "MediaIO", package: visionTasks)]),
+        // A live WebSocket session: the URL's options, then binary frames and JSON options messages
+        // through the session's own message reading, frame decoding and answers.
+        .executableTarget(name: "FuzzLive", dependencies: serverTargetDependencies),
+        // `POST /v1/{task}?options` with a body: the request's settings, body checks and decoding.
+        .executableTarget(name: "FuzzHTTP", dependencies: serverTargetDependencies),
+
         // `fuzz-seeds OUTDIR`: writes every target's seed corpus from the installed models, the
         // shared media and the malformed cases the tests make.
         .executableTarget(name: "FuzzSeeds", dependencies: [
@@ -55,6 +75,7 @@ let package = Package(
             .product(name: "MediaIO", package: visionTasks),
             .product(name: "VisionTasks", package: visionTasks),
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            "FuzzServerInput",
         ]),
     ]
 )

@@ -1,9 +1,12 @@
 // libFuzzer target for CKernels' JPEG reconstruction (jpeg_reconstruct.c): inverse DCT of any
 // coefficients and quantisation steps, chroma upsampling of any row width and factors 1...4,
-// YCbCr/RGB/CMYK row conversion. Built with clang's -fsanitize=fuzzer,address,undefined by
+// YCbCr/RGB/CMYK row conversion, and the whole-image upsampling and conversion of three planes
+// (ck_jpeg_planes_to_rgb). Built with clang's -fsanitize=fuzzer,address,undefined by
 // scripts/fuzz: every buffer is allocated at exactly the size the header documents, so a read or
 // write past it is an AddressSanitizer report, and any signed overflow a UBSan report. Each kernel
-// runs with the portable code and, when the CPU has it, the AVX2 build; their outputs must agree.
+// runs with the portable code and again at every SIMD level the CPU runs (AVX2, AVX-512); the
+// outputs must agree. ck_jpeg_planes_to_rgb must also equal the row kernels it is documented to
+// combine.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +29,15 @@ static uint8_t *bytes(input *in, size_t n) {
     return p;
 }
 
-static int has_avx2(void) { return ck_detected_isa() == CK_ISA_AVX2_FMA; }
+/// The SIMD levels compared with the portable code, where the CPU runs them (ck_set_isa says).
+/// (Comparing only when the detected level was AVX2 stopped comparing anything on an AVX-512
+/// machine once CKernels gained that level.)
+static const ck_isa simd_levels[] = {CK_ISA_AVX2_FMA, CK_ISA_AVX512};
+#define SIMD_LEVEL_COUNT (sizeof simd_levels / sizeof simd_levels[0])
 
-static void same(const uint8_t *a, const uint8_t *b, size_t n, const char *kernel) {
+static void same(const uint8_t *a, const uint8_t *b, size_t n, const char *kernel, ck_isa level) {
     if (memcmp(a, b, n) != 0) {
-        fprintf(stderr, "%s: the AVX2 and portable versions disagree\n", kernel);
+        fprintf(stderr, "%s: the portable version and SIMD level %d disagree\n", kernel, (int)level);
         abort();
     }
 }
@@ -46,10 +53,11 @@ static void fuzz_idct(input *in) {
     uint8_t *a = calloc(outSize, 1), *b = calloc(outSize, 1);
     ck_set_isa(CK_ISA_PORTABLE);
     ck_jpeg_idct_blocks(coef, count, quant, a, stride);
-    if (has_avx2()) {
-        ck_set_isa(CK_ISA_AVX2_FMA);
+    for (size_t l = 0; l < SIMD_LEVEL_COUNT; l++) {
+        if (!ck_set_isa(simd_levels[l])) continue;
+        memset(b, 0, outSize);
         ck_jpeg_idct_blocks(coef, count, quant, b, stride);
-        same(a, b, outSize, "ck_jpeg_idct_blocks");
+        same(a, b, outSize, "ck_jpeg_idct_blocks", simd_levels[l]);
     }
     free(coef); free(a); free(b);
 }
@@ -62,12 +70,19 @@ static void fuzz_upsample(input *in) {
     uint8_t *a = calloc(outSize ? outSize : 1, 1), *b = calloc(outSize ? outSize : 1, 1);
     ck_set_isa(CK_ISA_PORTABLE);
     ck_jpeg_upsample_row(near, far, lowWidth, h, v, a);
-    if (has_avx2()) {
-        ck_set_isa(CK_ISA_AVX2_FMA);
+    for (size_t l = 0; l < SIMD_LEVEL_COUNT; l++) {
+        if (!ck_set_isa(simd_levels[l])) continue;
+        memset(b, 0, outSize ? outSize : 1);
         ck_jpeg_upsample_row(near, far, lowWidth, h, v, b);
-        same(a, b, outSize, "ck_jpeg_upsample_row");
+        same(a, b, outSize, "ck_jpeg_upsample_row", simd_levels[l]);
     }
     free(near); free(far); free(a); free(b);
+}
+
+static void colour(int kind, uint8_t *p[3], size_t n, uint8_t *out) {
+    if (kind == 0) ck_jpeg_ycbcr_to_rgb_row(p[0], p[1], p[2], n, out);
+    if (kind == 1) ck_jpeg_interleave_rgb_row(p[0], p[1], p[2], n, out);
+    if (kind == 2) ck_jpeg_cmyk_to_rgb_row(p[0], n, out);
 }
 
 static void fuzz_colour(input *in, int kind) {
@@ -77,24 +92,79 @@ static void fuzz_colour(input *in, int kind) {
     for (size_t i = 0; i < planes; i++) p[i] = bytes(in, width);
     uint8_t *a = calloc(3 * n + 1, 1), *b = calloc(3 * n + 1, 1);
     ck_set_isa(CK_ISA_PORTABLE);
-    if (kind == 0) ck_jpeg_ycbcr_to_rgb_row(p[0], p[1], p[2], n, a);
-    if (kind == 1) ck_jpeg_interleave_rgb_row(p[0], p[1], p[2], n, a);
-    if (kind == 2) ck_jpeg_cmyk_to_rgb_row(p[0], n, a);
-    if (kind == 0 && has_avx2()) {
-        ck_set_isa(CK_ISA_AVX2_FMA);
-        ck_jpeg_ycbcr_to_rgb_row(p[0], p[1], p[2], n, b);
-        same(a, b, 3 * n, "ck_jpeg_ycbcr_to_rgb_row");
+    colour(kind, p, n, a);
+    for (size_t l = 0; l < SIMD_LEVEL_COUNT; l++) {
+        if (!ck_set_isa(simd_levels[l])) continue;
+        memset(b, 0, 3 * n + 1);
+        colour(kind, p, n, b);
+        same(a, b, 3 * n, "ck_jpeg_*_row", simd_levels[l]);
     }
     for (size_t i = 0; i < planes; i++) free(p[i]);
     free(a); free(b);
 }
 
+/// ck_jpeg_planes_to_rgb on three planes of any geometry its header allows: `width` x `height`
+/// output, each plane with factors h, v in 1...4, at least ceil(width / h) x ceil(height / v)
+/// samples, rows `stride` apart; the last row is allocated only `low_width` long.
+static void fuzz_planes(input *in) {
+    size_t width = 1 + u8(in) % 97, height = 1 + u8(in) % 41;
+    int is_rgb = u8(in) & 1;
+    ck_jpeg_plane planes[3];
+    uint8_t *samples[3];
+    for (int c = 0; c < 3; c++) {
+        int h = 1 + u8(in) % 4, v = 1 + u8(in) % 4;
+        size_t low_width = (width + (size_t)h - 1) / (size_t)h + u8(in) % 3;
+        size_t low_height = (height + (size_t)v - 1) / (size_t)v + u8(in) % 2;
+        size_t stride = low_width + u8(in) % 9;
+        samples[c] = bytes(in, stride * (low_height - 1) + low_width);
+        planes[c] = (ck_jpeg_plane){samples[c], stride, low_width, low_height, h, v};
+    }
+    size_t outSize = width * height * 3;
+    uint8_t *a = malloc(outSize), *b = malloc(outSize), *expected = malloc(outSize);
+
+    // The row kernels, row by row, as the header describes the combination.
+    uint8_t *rows[3];
+    for (int c = 0; c < 3; c++) rows[c] = malloc(planes[c].low_width * (size_t)planes[c].h);
+    ck_set_isa(CK_ISA_PORTABLE);
+    for (size_t y = 0; y < height; y++) {
+        for (int c = 0; c < 3; c++) {
+            const ck_jpeg_plane *p = &planes[c];
+            size_t near, far;
+            if (p->v == 2) {
+                near = y / 2;
+                far = y % 2 == 0 ? (near > 0 ? near - 1 : 0) : (near + 1 < p->low_height ? near + 1 : p->low_height - 1);
+            } else {
+                near = y / (size_t)p->v;
+                if (near >= p->low_height) near = p->low_height - 1;
+                far = near;
+            }
+            ck_jpeg_upsample_row(p->samples + near * p->stride, p->samples + far * p->stride, p->low_width, p->h, p->v, rows[c]);
+        }
+        uint8_t *line = expected + y * width * 3;
+        if (is_rgb) ck_jpeg_interleave_rgb_row(rows[0], rows[1], rows[2], width, line);
+        else ck_jpeg_ycbcr_to_rgb_row(rows[0], rows[1], rows[2], width, line);
+    }
+
+    if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, a) == 0) {
+        same(expected, a, outSize, "ck_jpeg_planes_to_rgb (against the row kernels)", CK_ISA_PORTABLE);
+        for (size_t l = 0; l < SIMD_LEVEL_COUNT; l++) {
+            if (!ck_set_isa(simd_levels[l])) continue;
+            if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, b) == 0) {
+                same(a, b, outSize, "ck_jpeg_planes_to_rgb", simd_levels[l]);
+            }
+        }
+    }
+    for (int c = 0; c < 3; c++) { free(samples[c]); free(rows[c]); }
+    free(a); free(b); free(expected);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     input in = {data, size, 0};
-    switch (u8(&in) % 5) {
+    switch (u8(&in) % 6) {
     case 0: fuzz_idct(&in); break;
     case 1: fuzz_upsample(&in); break;
-    default: fuzz_colour(&in, (int)(data[0] % 5) - 2); break;
+    case 5: fuzz_planes(&in); break;
+    default: fuzz_colour(&in, (int)(data[0] % 6) - 2); break;
     }
     return 0;
 }

@@ -4,7 +4,10 @@ import VisionTasks
 
 /// Turns a client's encoded image into an `MPImage` within the server's limits: the byte
 /// count, then the pixel count declared by the header (before any pixel memory is allocated),
-/// then the JPEG or PNG decoder, whose `MediaError` becomes a `badImage` answer.
+/// then the JPEG or PNG decoder, which holds the image to the same pixel limit on the dimensions
+/// it parsed itself (the header scan is a quick early answer, not the guarantee: libjpeg skips
+/// stray bytes between segments that a scan may stop at); its `MediaError` becomes a
+/// `badImage` answer, or `imageTooLarge`.
 enum FrameDecoder {
     static func decode(_ bytes: Data, limits: ServerLimits) throws(ServerError) -> MPImage {
         guard !bytes.isEmpty else { throw ServerError(code: .badImage, message: "the image is empty") }
@@ -12,18 +15,19 @@ enum FrameDecoder {
             throw ServerError(
                 code: .imageTooLarge, message: "the image has \(bytes.count) bytes; the limit is \(limits.maxImageBytes)")
         }
+        func tooLarge(_ width: Int, _ height: Int) -> ServerError {
+            ServerError(code: .imageTooLarge, message: "the image is \(width)x\(height) pixels; the limit is \(limits.maxImagePixels) pixels")
+        }
         if let (width, height) = ImageHeader.dimensions(of: bytes) {
             let pixels = width.multipliedReportingOverflow(by: height)
-            guard !pixels.overflow, pixels.partialValue <= limits.maxImagePixels else {
-                throw ServerError(
-                    code: .imageTooLarge,
-                    message: "the image is \(width)x\(height) pixels; the limit is \(limits.maxImagePixels) pixels")
-            }
+            guard !pixels.overflow, pixels.partialValue <= limits.maxImagePixels else { throw tooLarge(width, height) }
         }
         do {
-            return MPImage(pixelBuffer: try ImageDecoder.decode(bytes, source: "the image").pixels)
+            return MPImage(pixelBuffer: try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels).pixels)
         } catch let error as MediaError {
-            if case .tooLarge = error.reason {
+            if case .tooLarge(let width, let height) = error.reason {
+                let pixels = width.multipliedReportingOverflow(by: height)
+                if !pixels.overflow, pixels.partialValue > limits.maxImagePixels { throw tooLarge(width, height) }
                 throw ServerError(code: .imageTooLarge, message: error.description)
             }
             throw ServerError(code: .badImage, message: error.description)

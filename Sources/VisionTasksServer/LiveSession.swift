@@ -41,6 +41,15 @@ final class LiveSession: @unchecked Sendable {
     /// Frames replaced by a newer one before they were processed.
     var droppedFrames: Int { lock.withLock { dropped } }
 
+    /// Acts on a client's message: a frame is processed (or waits), options make a new task
+    /// instance before the next frame.
+    func receive(_ message: LiveMessage) {
+        switch message {
+        case .frame(let frame): submit(frame)
+        case .options(let settings): reconfigure(settings)
+        }
+    }
+
     /// Takes a frame: starts it now when the worker is idle, else puts it in the waiting slot.
     func submit(_ frame: LiveFrame) {
         let start: Bool = lock.withLock {
@@ -115,14 +124,8 @@ final class LiveSession: @unchecked Sendable {
     private func process(_ frame: LiveFrame) {
         let (engine, dropped) = lock.withLock { (self.engine, self.dropped) }
         let started = DispatchTime.now().uptimeNanoseconds
-        do {
-            let image = try FrameDecoder.decode(frame.image, limits: limits)
-            let output: TaskOutput
-            do {
-                output = try engine.process(image, timestampInMilliseconds: frame.timestampInMilliseconds)
-            } catch {
-                throw ServerError(code: .taskFailed, message: "\(error)")
-            }
+        do throws(ServerError) {
+            let (image, output) = try Self.run(frame, on: engine, limits: limits)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.processedFrame(engine.settings.task, seconds: seconds, live: true)
             let number = lock.withLock {
@@ -134,10 +137,20 @@ final class LiveSession: @unchecked Sendable {
                     task: engine.settings.task, frame: number, width: image.width, height: image.height,
                     timestampInMilliseconds: frame.timestampInMilliseconds, output: output,
                     processingMilliseconds: seconds * 1000, droppedFrames: dropped))
-        } catch let error as ServerError {
-            fail(error, timestamp: frame.timestampInMilliseconds)
         } catch {
-            fail(ServerError(code: .taskFailed, message: "\(error)"), timestamp: frame.timestampInMilliseconds)
+            fail(error, timestamp: frame.timestampInMilliseconds)
+        }
+    }
+
+    /// Decodes `frame` within `limits` and runs `engine` on it at the frame's timestamp: the
+    /// image and the task's output. Decoding's errors are its own (`badImage`, `imageTooLarge`),
+    /// the task's are `taskFailed` (e.g. a timestamp that does not increase).
+    static func run(_ frame: LiveFrame, on engine: TaskEngine, limits: ServerLimits) throws(ServerError) -> (MPImage, TaskOutput) {
+        let image = try FrameDecoder.decode(frame.image, limits: limits)
+        do {
+            return (image, try engine.process(image, timestampInMilliseconds: frame.timestampInMilliseconds))
+        } catch {
+            throw ServerError(code: .taskFailed, message: "\(error)")
         }
     }
 
@@ -149,7 +162,15 @@ final class LiveSession: @unchecked Sendable {
 
     func answer(_ value: some Encodable) {
         guard !lock.withLock({ closed }) else { return }
-        guard let data = try? FrameRecord.makeEncoder().encode(value), let text = String(data: data, encoding: .utf8) else { return }
+        guard let text = Self.text(of: value) else { return }
         send(text)
+    }
+
+    /// An answer as the text message a session sends (the CLI's JSON encoder); nil if it does
+    /// not encode, in which case nothing is sent (the live fuzz target checks that every
+    /// answer encodes).
+    static func text(of answer: some Encodable) -> String? {
+        guard let data = try? FrameRecord.makeEncoder().encode(answer) else { return nil }
+        return String(data: data, encoding: .utf8)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdCore
 import VisionTasks
 
 /// The task and MediaPipe options of a live session or an HTTP request, from query parameters
@@ -37,6 +38,12 @@ struct TaskSettings: Sendable, Hashable {
             try settings.set(name, value)
         }
         return settings
+    }
+
+    /// Applies the options of a URL's query (`?task=pose&numPoses=2`, percent-decoded by
+    /// Hummingbird) in order on top of `self`; parameters named in `ignoring` are skipped.
+    func applying(query uri: URI, ignoring: Set<String> = []) throws(ServerError) -> TaskSettings {
+        try applying(uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !ignoring.contains($0.0) })
     }
 
     /// Applies a live session's options message: a JSON object of names to numbers, booleans

@@ -23,9 +23,7 @@ extension VisionServer {
     func runSession(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request) async {
         func refuse(_ error: ServerError, code: WebSocketErrorCode) async {
             metrics.recordError(error.code)
-            if let data = try? FrameRecord.makeEncoder().encode(LiveErrorAnswer(error: error)),
-                let text = String(data: data, encoding: .utf8)
-            {
+            if let text = LiveSession.text(of: LiveErrorAnswer(error: error)) {
                 try? await outbound.write(.text(text))
             }
             try? await outbound.close(code, reason: error.code.rawValue)
@@ -45,8 +43,7 @@ extension VisionServer {
         let session: LiveSession
         let (answers, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(4))
         do {
-            let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
-            let settings = try TaskSettings(task: .gesture).applying(pairs)
+            let settings = try TaskSettings(task: .gesture).applying(query: request.uri)
             do {
                 session = try LiveSession(
                     settings: settings, library: library, limits: configuration.limits, metrics: metrics,
@@ -78,25 +75,17 @@ extension VisionServer {
                     settings: session.settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels))
             do {
                 for try await message in inbound.messages(maxSize: max(limits.maxImageBytes + LiveFrame.headerSize, limits.maxTextBytes)) {
-                    switch message {
-                    case .binary(let buffer):
-                        do throws(ServerError) {
-                            session.submit(try LiveFrame(message: buffer.readableBytesView))
-                        } catch {
-                            session.fail(error, timestamp: nil)
+                    // What a message means is decided by LiveMessage (which the live fuzz target
+                    // drives too); what cannot be used is an error answer and the session goes on.
+                    do throws(ServerError) {
+                        switch message {
+                        case .binary(let buffer):
+                            session.receive(try LiveMessage(binary: buffer.readableBytesView))
+                        case .text(let text):
+                            session.receive(try LiveMessage(text: text, settings: session.settings, limits: limits))
                         }
-                    case .text(let text):
-                        guard text.utf8.count <= limits.maxTextBytes else {
-                            session.fail(
-                                ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes"),
-                                timestamp: nil)
-                            continue
-                        }
-                        do throws(ServerError) {
-                            session.reconfigure(try session.settings.applying(json: text))
-                        } catch {
-                            session.fail(error, timestamp: nil)
-                        }
+                    } catch {
+                        session.fail(error, timestamp: nil)
                     }
                 }
             } catch {

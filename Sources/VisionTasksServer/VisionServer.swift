@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -113,15 +114,9 @@ public struct VisionServer: Sendable {
     /// `ServerError` answer (and counted).
     func handle(_ request: Request, context: some RequestContext) async throws -> Response {
         do {
-            guard let name = context.parameters.get("task"), let task = TaskKind(rawValue: name) else {
-                throw ServerError(code: .notFound, message: "no such task; POST to /v1/gesture, /v1/hands or /v1/pose")
-            }
-            let pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
-            let settings = try TaskSettings(task: task).applying(pairs.filter { $0.0 != "task" })
+            let settings = try Self.requestSettings(task: context.parameters.get("task"), uri: request.uri)
             let limit = configuration.limits.maxImageBytes
-            if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
-                throw ServerError(code: .imageTooLarge, message: "the body has \(declared) bytes; the limit is \(limit)")
-            }
+            try Self.checkDeclaredLength(request.headers[.contentLength], limit: limit)
             // Admission before the body is read: every request waiting for a core held its
             // body (twice), so N clients posting at once took N x 16 MB (1.2 GB for 40).
             guard pendingRequests.open() else {
@@ -130,13 +125,7 @@ public struct VisionServer: Sendable {
                     message: "the server already has its maximum of \(pendingRequests.limit) requests in progress; try again later")
             }
             defer { pendingRequests.close() }
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch {
-                throw ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes")
-            }
-            let bytes = Data(body.readableBytesView)
+            let bytes = try await Self.requestBody(request.body, limit: limit)
             await gate.enter()
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FrameRecord, any Error>, Never>) in
                 DispatchQueue.global(qos: .userInitiated).async {
@@ -154,7 +143,40 @@ public struct VisionServer: Sendable {
         }
     }
 
-    private func runRequest(_ bytes: Data, settings: TaskSettings) throws -> FrameRecord {
+    /// The settings of `POST /v1/{task}?...`: `notFound` unless the path names a task, then the
+    /// query's options (`badOption`); a `task` parameter in the query is ignored (the path says).
+    /// Called by `handle` and by the `http` fuzz target.
+    static func requestSettings(task name: String?, uri: URI) throws(ServerError) -> TaskSettings {
+        guard let name, let task = TaskKind(rawValue: name) else {
+            throw ServerError(code: .notFound, message: "no such task; POST to /v1/gesture, /v1/hands or /v1/pose")
+        }
+        return try TaskSettings(task: task).applying(query: uri, ignoring: ["task"])
+    }
+
+    /// `imageTooLarge` when a request's `Content-Length` header declares more than `limit` bytes
+    /// (checked before admission and before any of the body is read). Called by `handle` and by
+    /// the `http` fuzz target.
+    static func checkDeclaredLength(_ contentLength: String?, limit: Int) throws(ServerError) {
+        if let declared = contentLength.flatMap(Int.init), declared > limit {
+            throw ServerError(code: .imageTooLarge, message: "the body has \(declared) bytes; the limit is \(limit)")
+        }
+    }
+
+    /// A request's body, at most `limit` bytes: `imageTooLarge` when more arrives. Called by
+    /// `handle` and by the `http` fuzz target.
+    static func requestBody(_ body: RequestBody, limit: Int) async throws(ServerError) -> Data {
+        let collected: ByteBuffer
+        do {
+            collected = try await body.collect(upTo: limit)
+        } catch {
+            throw ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes")
+        }
+        return Data(collected.readableBytesView)
+    }
+
+    /// Decodes a request's image and runs an image-mode task on it (the task's errors are
+    /// `taskFailed`).
+    func runRequest(_ bytes: Data, settings: TaskSettings) throws -> FrameRecord {
         let started = DispatchTime.now().uptimeNanoseconds
         let image = try FrameDecoder.decode(bytes, limits: configuration.limits)
         let output: TaskOutput

@@ -166,6 +166,22 @@ final class BadImageTests: XCTestCase {
         XCTAssertTrue(jpegMessage.contains("16384x16384"), jpegMessage)
     }
 
+    /// A caller's pixel limit (`decode(_:source:maxPixels:)`, the server's `--max-image-pixels`)
+    /// is applied by the decoders to the dimensions they parsed themselves, so no header scan
+    /// can be fooled around it (issue 15: `scripts/fuzz http` got a JPEG past the server's
+    /// limit with stray bytes before its frame header, which libjpeg skips).
+    func testACallersPixelLimitIsAppliedToTheDimensionsTheDecoderParsed() throws {
+        let image = TestImages.pattern(width: 40, height: 30)
+        let stray = try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 40, height: 30)
+        for bytes in [try ImageEncoder.jpeg(image), try ImageEncoder.png(image), stray] {
+            XCTAssertEqual(reason { try ImageDecoder.decode(bytes, maxPixels: 40 * 30 - 1) }, .tooLarge(width: 40, height: 30))
+            let decoded = try ImageDecoder.decode(bytes, maxPixels: 40 * 30).pixels
+            XCTAssertEqual([decoded.width, decoded.height], [40, 30])
+        }
+        let message = MediaError(source: "a.jpg", reason: .tooLarge(width: 40, height: 30)).description
+        XCTAssertEqual(message, "a.jpg: declares 40x30 = 1200 pixels, more than this caller allows")
+    }
+
     func testRawPixelBuffersTooShortAreRefused() {
         guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .rgba8, bytes: [UInt8](repeating: 0, count: 63)) })
         else { return XCTFail("short buffer accepted") }

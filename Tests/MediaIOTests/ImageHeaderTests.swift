@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import TestSupport
 import VisionTasks
 import XCTest
 
@@ -17,6 +18,28 @@ final class ImageHeaderTests: XCTestCase {
                 continue
             }
             XCTAssertEqual(Set([width, height]), Set([decoded.width, decoded.height]), url.lastPathComponent)
+        }
+    }
+
+    /// Bytes libjpeg skips between segments (stray bytes, fill bytes, a stuffed 0xFF 0x00) are
+    /// skipped by the scan too, so it finds the size the decoder finds. It returned nil on
+    /// them, and the server, which refuses oversized images from this scan, let such a file
+    /// through to the decoder (issue 15, found by `scripts/fuzz http`).
+    func testBytesBetweenSegmentsThatLibjpegSkipsAreSkipped() throws {
+        let stray = try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 84, height: 60)
+        XCTAssertEqual(ImageHeader.dimensions(of: Data(stray)).map { [$0.width, $0.height] }, [84, 60])
+        let jpeg = try ImageEncoder.jpeg(TestImages.pattern(width: 33, height: 17))
+        guard let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else {
+            return XCTFail("no SOF0 marker")
+        }
+        // The second shape `scripts/fuzz http` found: a comment segment whose length is 1, which
+        // libjpeg reads as empty (and skips the bytes after it as stray); the scan gave up on it.
+        let emptyComment: [UInt8] = [0xFF, 0xFE, 0x00, 0x01, 0x2F, 0x76, 0x31]
+        for junk: [UInt8] in [[0x00], [0xFF, 0x00], [0xFF, 0xFF, 0xFF], [0x12, 0xFF, 0x00, 0x34], emptyComment, [0xFF, 0xE0, 0, 0]] {
+            let bytes = Data(jpeg[..<sof] + junk + jpeg[sof...])
+            let decoded = try ImageDecoder.decode(bytes).pixels
+            XCTAssertEqual([decoded.width, decoded.height], [33, 17], "\(junk)")
+            XCTAssertEqual(ImageHeader.dimensions(of: bytes).map { [$0.width, $0.height] }, [33, 17], "\(junk)")
         }
     }
 

@@ -1,3 +1,6 @@
+import MediaIO
+import VisionTasks
+
 /// Inputs that crashed a fuzz target (`scripts/fuzz`), kept as regression cases: the bytes are
 /// written out here rather than stored as binary files.
 public enum FuzzReproducers {
@@ -7,6 +10,26 @@ public enum FuzzReproducers {
         "504b03041460e0606038565700000075af8c9d504b0606b980b8253755afa4000027b52c3547c130"
             + "0045f9d417a02cc2a0c020c320c1c8806a718037481b2b8811082da1742658192d50ad504b060701"
             + "02150314000008000052" + "7b785d126b504b0506000000000200020071000000cb0000000000")
+
+    /// The shape of the input `scripts/fuzz http` found in 8 seconds (issue 15): a JPEG with 93
+    /// stray bytes (45 zeros, then 48 times 0xA4) between its last quantisation table and its
+    /// frame header. libjpeg skips stray bytes between segments with a warning and decodes the
+    /// image; the server's header scan (`ImageHeader`) stopped at them, found no size, and the
+    /// server's pixel limit was never applied. The fuzzer's image was 84 x 84 under a 4096-pixel
+    /// limit; any size and pixels show the same.
+    public static func jpegWithStrayBytesBeforeFrameHeader(width: Int, height: Int) throws -> [UInt8] {
+        // Smooth gradients, so that even a megapixel image encodes in a few tens of kilobytes.
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        for i in pixels.indices {
+            let x = i / 3 % width, y = i / 3 / width
+            pixels[i] = UInt8(truncatingIfNeeded: x * 200 / width + y * 50 / height + i % 3 * 60)
+        }
+        let jpeg = try ImageEncoder.jpeg(PixelBuffer(width: width, height: height, format: .rgb8, bytes: pixels))
+        guard let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else {
+            throw MediaError(source: "jpegWithStrayBytesBeforeFrameHeader", reason: .corrupt("the encoder wrote no SOF0 marker"))
+        }
+        return Array(jpeg[..<sof]) + [UInt8](repeating: 0, count: 45) + [UInt8](repeating: 0xA4, count: 48) + Array(jpeg[sof...])
+    }
 
     /// Bytes from hexadecimal digits.
     public static func bytes(_ hex: String) -> [UInt8] {

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzServerInput
 import FuzzSupport
 @testable import LiteInterpreter
 @testable import MediaIO
@@ -24,6 +25,7 @@ public func fuzzSeedsMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMuta
         try imageSeeds(&seeds, media: media)
         try rawFrameSeeds(&seeds)
         try jpegReconstructionSeeds(&seeds)
+        try serverSeeds(&seeds, media: media)
         print(seeds.summary)
         return 0
     } catch {
@@ -335,4 +337,156 @@ func jpegReconstructionSeeds(_ seeds: inout SeedWriter) throws {
     for op: UInt8 in [2, 3, 4] {
         try seeds.add("jpegreconstruct", "colour-\(op)", [op] + le16([11]) + (0..<44).map { UInt8($0 * 23 % 256) })
     }
+    // Op 5, ck_jpeg_planes_to_rgb: width - 1, height - 1, is_rgb, then per plane h - 1, v - 1, and
+    // the extra columns, rows and stride beyond the least the header allows, then its samples.
+    let layouts: [(String, [(Int, Int)])] = [
+        ("420", [(1, 1), (2, 2), (2, 2)]), ("422", [(1, 1), (2, 1), (2, 1)]), ("444", [(1, 1), (1, 1), (1, 1)]),
+        ("mixed", [(3, 1), (1, 4), (4, 4)]),
+    ]
+    for (name, factors) in layouts {
+        for (width, height, isRGB) in [(17, 9, 0), (33, 16, 1)] {
+            var seed: [UInt8] = [5, UInt8(width - 1), UInt8(height - 1), UInt8(isRGB)]
+            for (i, (h, v)) in factors.enumerated() {
+                let extraWidth = i % 3, extraHeight = i % 2, extraStride = i * 3
+                seed += [UInt8(h - 1), UInt8(v - 1), UInt8(extraWidth), UInt8(extraHeight), UInt8(extraStride)]
+                let lowWidth = (width + h - 1) / h + extraWidth, lowHeight = (height + v - 1) / v + extraHeight
+                let count = (lowWidth + extraStride) * (lowHeight - 1) + lowWidth
+                seed += (0..<count).map { UInt8(truncatingIfNeeded: 40 + ($0 * 7 + i * 50) % 180) }
+            }
+            try seeds.add("jpegreconstruct", "planes-\(name)-\(width)x\(height)\(isRGB == 1 ? "-rgb" : "")", seed)
+        }
+    }
+}
+
+// MARK: - The live server (FuzzServerInput's layouts)
+
+/// Shared stills the server tests send, shrunk to thumbnails (a few hundred bytes to 1.5 KB, so
+/// that they pass the tight limits too).
+let serverStills = [
+    "hand_thumb_up_left_01.jpg", "hand_thumb_down_right_02_selfie.jpg", "pose_fullbody_yoga_warrior.jpg", "neg_banana.jpg",
+]
+
+/// An 8-byte little-endian timestamp and an image: a live frame message, as the clients send it.
+func liveFrame(_ image: [UInt8], timestamp: Int64) -> FuzzLiveMessage {
+    .binary((0..<8).map { UInt8(truncatingIfNeeded: timestamp >> (8 * Int64($0))) } + image)
+}
+
+func serverSeeds(_ seeds: inout SeedWriter, media: URL) throws {
+    var images: [(String, [UInt8])] = []
+    for name in serverStills {
+        guard let decoded = try? ImageDecoder.decode(contentsOfFile: media.appendingPathComponent(name).path),
+              let small = thumbnail(decoded.pixels, side: 32) else {
+            print("FuzzSeeds: \(name) is missing; server seeds use the others")
+            continue
+        }
+        let stem = (name as NSString).deletingPathExtension
+        images.append(("\(stem).jpg", try ImageEncoder.jpeg(small, quality: 60)))
+        images.append(("\(stem).png", try ImageEncoder.png(small)))
+    }
+    // Just over the tight limit of 64 x 64 pixels (an 80-pixel thumbnail), refused from the header.
+    var overLimit: [(String, [UInt8])] = []
+    if let name = serverStills.first,
+       let decoded = try? ImageDecoder.decode(contentsOfFile: media.appendingPathComponent(name).path),
+       let larger = thumbnail(decoded.pixels, side: 80) {
+        overLimit = [("over-pixel-limit.jpg", try ImageEncoder.jpeg(larger, quality: 30)), ("over-pixel-limit.png", try ImageEncoder.png(larger))]
+    }
+    // The tests' oversized image: a 1x1 PNG whose header declares 5000 x 5000 pixels.
+    var hugePNG = try ImageEncoder.png(PixelBuffer(width: 1, height: 1, format: .gray8, bytes: [0]))
+    hugePNG.replaceSubrange(16..<24, with: [0, 0, 0x13, 0x88, 0, 0, 0x13, 0x88])
+    let jpeg = images.first { $0.0.hasSuffix(".jpg") }?.1 ?? hugePNG
+    let png = images.first { $0.0.hasSuffix(".png") }?.1 ?? hugePNG
+
+    // Live sessions. Every image as one frame, under both sets of limits.
+    for (name, image) in images + overLimit {
+        for tight in [false, true] {
+            try seeds.add("live", "frame-\(name)\(tight ? "-tight" : "")", LiveSessionInput.encode(
+                tight: tight, query: "task=gesture", messages: [liveFrame(image, timestamp: 1000)]))
+        }
+    }
+    // LiveSessionTests' sequence: frames with increasing timestamps, then a stale one, then the
+    // options of docs/server.md switching to pose.
+    let sequence = images.enumerated().map { liveFrame($1.1, timestamp: 1000 + Int64($0) * 100) }
+    try seeds.add("live", "sequence", LiveSessionInput.encode(tight: false, query: "task=hands&numHands=2", messages: Array(sequence.prefix(6))))
+    try seeds.add("live", "options-then-frames", LiveSessionInput.encode(tight: false, query: "", messages: [
+        liveFrame(jpeg, timestamp: 100), liveFrame(jpeg, timestamp: 50),
+        .text("{\"task\": \"pose\", \"numPoses\": 2}"), liveFrame(png, timestamp: 200),
+        .text("{\"numHands\": 2}"), .text("{\"task\": \"hands\", \"mirrored\": true, \"smoothing\": true}"),
+        liveFrame(jpeg, timestamp: 300),
+    ]))
+    // Every option, valid, as query parameters and as an options message.
+    let options: [(String, String, String)] = [
+        ("task", "\"gesture\"", "gesture"), ("task", "\"hands\"", "hands"), ("task", "\"pose\"", "pose"),
+        ("numHands", "4", "4"), ("numPoses", "1", "1"), ("minHandDetectionConfidence", "0.25", "0.25"),
+        ("minHandPresenceConfidence", "1", "1"), ("minPoseDetectionConfidence", "0", "0"),
+        ("minPosePresenceConfidence", "0.5", "0.5"), ("minTrackingConfidence", "0.75", "0.75"),
+        ("segmentationMasks", "true", "true"), ("mirrored", "false", "false"), ("smoothing", "true", "true"),
+    ]
+    for (name, json, query) in options {
+        try seeds.add("live", "option-\(name)-\(query)", LiveSessionInput.encode(
+            tight: false, query: "\(name)=\(query)", messages: [.text("{\"\(name)\": \(json)}"), liveFrame(png, timestamp: 1)]))
+    }
+    // LiveSessionTests' bad messages, each followed by a good frame; and the refused URLs.
+    let tooLong = String(repeating: "x", count: 300)
+    let bad: [(String, FuzzLiveMessage)] = [
+        ("garbage", .text("garbage {{{")), ("numHands-42", .text("{\"numHands\": 42}")), ("too-long-text", .text(tooLong)),
+        ("unknown-option", .text("{\"colour\": \"blue\"}")), ("array", .text("[1, 2]")), ("nested", .text("{\"numHands\": {\"a\": 1}}")),
+        ("short-binary", .binary([1, 2, 3])), ("negative-timestamp", .binary([0, 0, 0, 0, 0, 0, 0, 0x80, 0xFF, 0xD8, 0xFF])),
+        ("not-an-image", liveFrame(Array("not an image at all".utf8), timestamp: 1)),
+        ("truncated-jpeg", liveFrame(Array(jpeg.prefix(jpeg.count / 3)), timestamp: 2)),
+        ("huge-png", liveFrame(hugePNG, timestamp: 3)),
+    ]
+    for (name, message) in bad {
+        for tight in [false, true] {
+            try seeds.add("live", "bad-\(name)\(tight ? "-tight" : "")", LiveSessionInput.encode(
+                tight: tight, query: "task=gesture", messages: [message, liveFrame(jpeg, timestamp: 100)]))
+        }
+    }
+    // Regression (fixed): stray bytes before a JPEG's frame header, which libjpeg skips, hid the
+    // header from ImageHeader and the pixel limit was never applied (FrameLimitTests has the same).
+    let stray = strayBytesBeforeFrameHeader(overLimit.first?.1 ?? jpeg)
+    try seeds.add("live", "regression-stray-bytes-before-sof", LiveSessionInput.encode(
+        tight: true, query: "task=gesture", messages: [liveFrame(stray, timestamp: 1)]))
+    try seeds.add("http", "regression-stray-bytes-before-sof", HTTPRequestInput.encode(
+        tight: true, target: "/v1/gesture", contentLength: String(stray.count), body: stray))
+    for query in ["task=faces", "numHands=99", "minHandDetectionConfidence=2", "colour=blue", "numHands=%32&mirrored=tr%75e", "task"] {
+        try seeds.add("live", "query-\(query)", LiveSessionInput.encode(tight: false, query: query, messages: [liveFrame(jpeg, timestamp: 1)]))
+    }
+
+    // HTTP requests: ServerHTTPTests' good and bad requests.
+    for (name, image) in images + overLimit {
+        let path = name.hasPrefix("pose") ? "/v1/pose?segmentationMasks=true" : name.hasSuffix(".png") ? "/v1/hands?numHands=2" : "/v1/gesture"
+        for tight in [false, true] {
+            try seeds.add("http", "\(name)\(tight ? "-tight" : "")", HTTPRequestInput.encode(
+                tight: tight, target: path, contentLength: String(image.count), body: image))
+        }
+    }
+    let requests: [(String, String, String?, [UInt8])] = [
+        ("not-an-image", "/v1/gesture", nil, Array("hello, not an image".utf8)),
+        ("empty", "/v1/gesture", "0", []),
+        ("half-jpeg", "/v1/gesture", nil, Array(jpeg.prefix(jpeg.count / 2))),
+        ("huge-png", "/v1/gesture", nil, hugePNG),
+        ("declared-too-long", "/v1/gesture", "300000000", jpeg),
+        ("declared-garbage", "/v1/hands", "12a", png),
+        ("body-over-limit", "/v1/pose", nil, [UInt8](repeating: 0xFF, count: 1600)),
+        ("numHands-99", "/v1/gesture?numHands=99", nil, jpeg),
+        ("confidence-2", "/v1/gesture?minHandDetectionConfidence=2", nil, jpeg),
+        ("unknown-option", "/v1/gesture?colour=blue", nil, jpeg),
+        ("unknown-task", "/v1/faces", nil, jpeg),
+        ("task-in-query", "/v1/hands?task=pose&numHands=3", nil, png),
+        ("percent-encoded", "/v1/gesture?numHands=%32&mirrored=tr%75e&smoothing=%", nil, jpeg),
+        ("query-without-values", "/v1/pose?numPoses&=&&segmentationMasks=", nil, png),
+    ]
+    for (name, target, length, body) in requests {
+        for tight in [false, true] {
+            try seeds.add("http", "\(name)\(tight ? "-tight" : "")", HTTPRequestInput.encode(
+                tight: tight, target: target, contentLength: length, body: body))
+        }
+    }
+}
+
+/// A JPEG with the 93 stray bytes `scripts/fuzz http` put before its SOF0 marker (45 zeros, 48
+/// times 0xA4), as `FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader` makes it.
+func strayBytesBeforeFrameHeader(_ jpeg: [UInt8]) -> [UInt8] {
+    guard let sof = (2..<max(2, jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else { return jpeg }
+    return Array(jpeg[..<sof]) + [UInt8](repeating: 0, count: 45) + [UInt8](repeating: 0xA4, count: 48) + Array(jpeg[sof...])
 }

@@ -32,14 +32,20 @@ public enum ImageDecoder {
         return try decode(bytes, source: path)
     }
 
-    /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors.
-    public static func decode(_ data: [UInt8], source: String = "<memory>") throws -> DecodedImage {
-        try data.withUnsafeBytes { try decode($0, source: source) }
+    /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors. An image of more
+    /// than `maxPixels` pixels is `MediaError.Reason.tooLarge`, refused from the dimensions the
+    /// decoder itself parsed, before any pixel memory is allocated (a caller's own limit, e.g. a
+    /// server's; `ImageLimits` always apply).
+    public static func decode(_ data: [UInt8], source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
+        try data.withUnsafeBytes { try decode($0, source: source, maxPixels: maxPixels) }
     }
 
-    /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors.
-    public static func decode(_ data: Data, source: String = "<memory>") throws -> DecodedImage {
-        try data.withUnsafeBytes { try decode($0, source: source) }
+    /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors. An image of more
+    /// than `maxPixels` pixels is `MediaError.Reason.tooLarge`, refused from the dimensions the
+    /// decoder itself parsed, before any pixel memory is allocated (a caller's own limit, e.g. a
+    /// server's; `ImageLimits` always apply).
+    public static func decode(_ data: Data, source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
+        try data.withUnsafeBytes { try decode($0, source: source, maxPixels: maxPixels) }
     }
 
     /// The container of encoded bytes, from their signature; nil when neither JPEG nor PNG.
@@ -50,15 +56,15 @@ public enum ImageDecoder {
         return nil
     }
 
-    static func decode(_ data: UnsafeRawBufferPointer, source: String) throws -> DecodedImage {
+    static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
         guard data.count > 0 else { throw MediaError(source: source, reason: .empty) }
         switch container(of: data) {
         case .jpeg:
-            let stored = try JPEGDecoder.decode(data, source: source)
+            let stored = try JPEGDecoder.decode(data, source: source, maxPixels: maxPixels)
             let orientation = EXIFReader.orientation(inJPEG: data)
             return DecodedImage(pixels: stored.reoriented(orientation), container: .jpeg, exifOrientation: orientation)
         case .png:
-            return DecodedImage(pixels: try PNGDecoder.decode(data, source: source), container: .png, exifOrientation: .up)
+            return DecodedImage(pixels: try PNGDecoder.decode(data, source: source, maxPixels: maxPixels), container: .png, exifOrientation: .up)
         case nil:
             let head = data.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
             throw MediaError(source: source, reason: .unsupportedFormat("not a JPEG or PNG file (starts with \(head))"))

@@ -25,14 +25,20 @@ public enum ImageHeader {
     }
 
     /// JPEG: walks the marker segments up to the first start-of-frame (SOFn: precision,
-    /// height, width) and stops at the start of scan.
+    /// height, width) and stops at the start of scan. It reads the segments as libjpeg does,
+    /// so that it finds the size libjpeg will decode: between segments it skips what libjpeg
+    /// skips (with a warning, decoding on): bytes that are not 0xFF, fill bytes, and 0xFF 0x00;
+    /// a length under 2 is an empty segment.
     static func jpegDimensions(_ bytes: UnsafeRawBufferPointer) -> (width: Int, height: Int)? {
         var offset = 2
         while offset + 1 < bytes.count {
-            guard bytes[offset] == 0xFF else { return nil }
-            let marker = bytes[offset + 1]
-            if marker == 0xFF {  // fill byte
+            guard bytes[offset] == 0xFF else {  // a stray byte
                 offset += 1
+                continue
+            }
+            let marker = bytes[offset + 1]
+            if marker == 0xFF || marker == 0x00 {  // a fill byte, or a stuffed zero (not a marker)
+                offset += marker == 0xFF ? 1 : 2
                 continue
             }
             offset += 2
@@ -40,13 +46,14 @@ public enum ImageHeader {
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
             guard marker != 0xD9, marker != 0xDA, offset + 2 <= bytes.count else { return nil }
             let length = bigEndian16(bytes, offset)
-            guard length >= 2 else { return nil }
             let isStartOfFrame = (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
             if isStartOfFrame {
                 guard length >= 7, offset + 7 <= bytes.count else { return nil }
                 return (bigEndian16(bytes, offset + 5), bigEndian16(bytes, offset + 3))
             }
-            offset += length
+            // A length under 2 (it counts its own two bytes) is a segment without data to libjpeg,
+            // which goes on right after it (APPn, COM; it refuses such tables and frames).
+            offset += max(length, 2)
         }
         return nil
     }

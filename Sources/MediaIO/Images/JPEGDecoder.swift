@@ -11,7 +11,10 @@ import VisionTasks
 ///
 /// Truncated data and corrupt entropy-coded data are errors, not grey or garbled pictures.
 enum JPEGDecoder {
-    static func decode(_ data: UnsafeRawBufferPointer, source: String) throws -> PixelBuffer {
+    /// `maxPixels` is the caller's limit, checked on the dimensions libjpeg read from the frame
+    /// header (not a separate scan of the file, which could disagree with libjpeg about where
+    /// the header is) before the coefficients are allocated.
+    static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> PixelBuffer {
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
             throw MediaError(source: source, reason: .empty)
         }
@@ -27,6 +30,9 @@ enum JPEGDecoder {
         let height = Int(reader.pointee.info.image_height)
         // Before libjpeg allocates coefficient arrays for the whole declared image.
         try ImageLimits.validate(width: width, height: height, encodedByteCount: data.count, source: source)
+        guard width * height <= maxPixels else {
+            throw MediaError(source: source, reason: .tooLarge(width: width, height: height))
+        }
 
         let components = Int(reader.pointee.info.num_components)
         if let layout = ReconstructionLayout(reader: reader, components: components) {

@@ -5,20 +5,23 @@ import VisionTasks
 /// 8-bit: grey, RGB or RGBA (grey with alpha becomes RGBA; 16-bit samples keep their high
 /// byte, as MediaPipe's decoder does; no gamma correction is applied).
 enum PNGDecoder {
-    static func decode(_ data: UnsafeRawBufferPointer, source: String) throws -> PixelBuffer {
+    /// `maxPixels` is the caller's limit, checked by libpng's reader on the IHDR it parsed,
+    /// before any pixel memory is allocated.
+    static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> PixelBuffer {
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
             throw MediaError(source: source, reason: .empty)
         }
         var image = vt_png_image()
         let status = vt_png_decode(
-            base, data.count, UInt32(ImageLimits.maxSide), UInt64(ImageLimits.maxPixels(encodedByteCount: data.count)), &image)
+            base, data.count, UInt32(ImageLimits.maxSide),
+            UInt64(max(0, min(maxPixels, ImageLimits.maxPixels(encodedByteCount: data.count)))), &image)
         defer { vt_png_free(&image) }
         guard status == 0, let pixels = image.pixels else {
             let message = cString(&image.message)
             if image.truncated != 0 { throw MediaError(source: source, reason: .truncated(message)) }
             if message.contains("allowed"), image.width == 0 {
-                // Declared dimensions refused before allocation: beyond ImageLimits, or beyond what
-                // a file this size can encode. Report them.
+                // Declared dimensions refused before allocation: beyond ImageLimits, beyond what
+                // a file this size can encode, or beyond the caller's maxPixels. Report them.
                 let width = Int(readBigEndian(data, at: 16)), height = Int(readBigEndian(data, at: 20))
                 try ImageLimits.validate(width: width, height: height, encodedByteCount: data.count, source: source)
                 throw MediaError(source: source, reason: .tooLarge(width: width, height: height))

@@ -20,7 +20,8 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case truncated(String)
         /// The data is damaged or malformed.
         case corrupt(String)
-        /// The declared dimensions exceed `ImageLimits` (refused before allocating).
+        /// The declared dimensions exceed `ImageLimits`, or the caller's own pixel limit
+        /// (`ImageDecoder.decode(_:source:maxPixels:)` in MediaIO); refused before allocating.
         case tooLarge(width: Int, height: Int)
         /// Raw pixels or arguments do not describe a valid image (sizes, strides, formats).
         case invalidArgument(String)
@@ -54,8 +55,10 @@ public struct MediaError: Error, Sendable, Equatable, CustomStringConvertible {
             // Name the limit that was exceeded: a 30000x30000 image is within the side limit.
             if width > ImageLimits.maxSide || height > ImageLimits.maxSide {
                 what = "declares \(width)x\(height) pixels, more than the \(ImageLimits.maxSide) a side allowed"
-            } else {
+            } else if width * height > ImageLimits.maxPixels {
                 what = "declares \(width)x\(height) = \(width * height) pixels, more than the \(ImageLimits.maxPixels) allowed"
+            } else {
+                what = "declares \(width)x\(height) = \(width * height) pixels, more than this caller allows"
             }
         case .invalidArgument(let detail): what = "is not a valid image: \(detail)"
         case .videoDecoding(let detail): what = "cannot be decoded as video: \(detail)"

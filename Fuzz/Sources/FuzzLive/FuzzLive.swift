@@ -1,0 +1,143 @@
+import Foundation
+import FuzzServerInput
+import FuzzSupport
+import HummingbirdCore
+import VisionTasks
+@testable import VisionTasksServer
+
+/// One input: a live session (`LiveSessionInput`: the query of its `/v1/live?...` URL, then up
+/// to 16 WebSocket messages), run through the server's own steps in order:
+///
+/// - the URL's options (`TaskSettings.applying(query:)` on Hummingbird's `URI`), refused with an
+///   error answer as `VisionServer.runSession` does;
+/// - each message through `LiveMessage` (binary: `LiveFrame`; text: the text limit and the JSON
+///   options on top of the session's settings), as the session's WebSocket loop reads it;
+/// - a frame through `FrameDecoder` (byte limit, pixel limit from the header, JPEG/PNG decoding),
+///   the first step of `LiveSession.run`, or all of `LiveSession.run` with a real task when
+///   `FUZZ_SERVER_TASKS=1` (a video-mode instance per session and per options message, as the
+///   server makes them; slow);
+/// - every answer (ready, result, error) encoded by `LiveSession.text(of:)`, as sent.
+///
+/// Checked beyond "no crash": every message gets exactly one answer, every answer encodes to a
+/// JSON object of its type, errors carry a code this path can give and a message, and a frame
+/// that decodes is within the byte and pixel limits the server promises and of the size
+/// `ImageHeader` reads from it (`checkDecoded`).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzLive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = LiveSessionInput(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
+    let limits = input.limits
+    var settings: TaskSettings
+    do throws(ServerError) {
+        settings = try TaskSettings(task: .gesture).applying(query: URI("/v1/live?" + input.query))
+    } catch {
+        // The session is refused: an error answer, then close 1008.
+        checkError(error, timestamp: nil, allowed: [.badOption])
+        return 0
+    }
+    var session = Session(settings: settings, limits: limits)
+    for message in input.messages {
+        do throws(ServerError) {
+            let read: LiveMessage
+            switch message {
+            case .binary(let bytes): read = try LiveMessage(binary: bytes)
+            case .text(let text): read = try LiveMessage(text: text, settings: session.settings, limits: limits)
+            }
+            switch read {
+            case .options(let new): session.reconfigure(new)
+            case .frame(let frame): session.process(frame)
+            }
+        } catch {
+            checkError(error, timestamp: nil, allowed: [.badMessage, .badOption])
+        }
+    }
+    return 0
+}
+
+/// The state of one fuzzed session: its settings, and its task instance when tasks run.
+struct Session {
+    private(set) var settings: TaskSettings
+    let limits: ServerLimits
+    private var engine: TaskEngine?
+    private var processed = 0
+
+    init(settings: TaskSettings, limits: ServerLimits) {
+        self.settings = settings
+        self.limits = limits
+        reconfigure(settings)
+    }
+
+    /// A new task instance (when tasks run) and the ready answer, as `LiveSession` sends it.
+    mutating func reconfigure(_ new: TaskSettings) {
+        if let library = taskLibrary {
+            do {
+                engine = try library.makeEngine(new, mode: .video)
+            } catch {
+                checkError(
+                    ServerError(code: .taskFailed, message: "the task cannot be created with these options: \(error)"),
+                    timestamp: nil, allowed: [.taskFailed])
+                return
+            }
+        }
+        settings = new
+        let ready = checkAnswer(
+            LiveSession.text(of: LiveReadyAnswer(settings: new, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels)),
+            type: "ready")
+        fuzzCheck(ready["task"] as? String == new.task.rawValue, "the ready answer names another task: \(ready)")
+    }
+
+    /// A frame: decoded within the limits (and run on the task when tasks run), then its answer.
+    mutating func process(_ frame: LiveFrame) {
+        fuzzCheck(frame.timestampInMilliseconds >= 0, "a negative timestamp was accepted")
+        let timestamp = frame.timestampInMilliseconds
+        do throws(ServerError) {
+            let image: MPImage
+            if let engine {
+                let output: TaskOutput
+                (image, output) = try LiveSession.run(frame, on: engine, limits: limits)
+                processed += 1
+                let result = checkAnswer(
+                    LiveSession.text(of: LiveAnswer(
+                        task: engine.settings.task, frame: processed, width: image.width, height: image.height,
+                        timestampInMilliseconds: timestamp, output: output, processingMilliseconds: 0, droppedFrames: 0)),
+                    type: "result")
+                fuzzCheck(result["timestampInMilliseconds"] as? Int == timestamp, "the result has another timestamp")
+            } else {
+                image = try FrameDecoder.decode(frame.image, limits: limits)
+            }
+            checkDecoded(width: image.width, height: image.height, bytes: frame.image, limits: limits)
+        } catch {
+            checkError(error, timestamp: timestamp, allowed: [.badImage, .imageTooLarge, .taskFailed])
+        }
+    }
+}
+
+/// The error answer a session sends, checked: it encodes, and says `error`'s code and message.
+func checkError(_ error: ServerError, timestamp: Int?, allowed: Set<ServerError.Code>) {
+    fuzzCheck(allowed.contains(error.code), "unexpected error code \(error.code) here: \(error.message)")
+    fuzzCheck(!error.message.isEmpty, "an error without a message")
+    let answer = checkAnswer(LiveSession.text(of: LiveErrorAnswer(error: error, timestampInMilliseconds: timestamp)), type: "error")
+    let body = answer["error"] as? [String: Any]
+    fuzzCheck(body?["code"] as? String == error.code.rawValue, "the error answer's code is not \(error.code): \(answer)")
+    fuzzCheck(body?["message"] as? String == error.message, "the error answer's message differs: \(answer)")
+    fuzzCheck(answer["timestampInMilliseconds"] as? Int == timestamp, "the error answer's timestamp differs: \(answer)")
+}
+
+/// The three model bundles of the model store (`$VISION_TASKS_MODELS` or the default folder)
+/// when `FUZZ_SERVER_TASKS=1`; nil otherwise.
+let taskLibrary: ModelLibrary? = {
+    guard ProcessInfo.processInfo.environment["FUZZ_SERVER_TASKS"] == "1" else { return nil }
+    do {
+        return try ModelLibrary(models: ServerModels(store: ModelStore()), threadsPerTask: 1)
+    } catch {
+        FileHandle.standardError.write(Data("FUZZ_SERVER_TASKS=1 but the models cannot be read: \(error)\n".utf8))
+        exit(2)
+    }
+}()
+
+@_cdecl("FuzzLive_main")
+public func fuzzLiveMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    // The models live as long as the process: read before the first input, so that libFuzzer's
+    // per-input leak check does not take them for that input's leak.
+    _ = taskLibrary
+    return vt_fuzz_main(argc, argv)
+}

@@ -1,0 +1,62 @@
+import Foundation
+import HummingbirdTesting
+import MediaIO
+import NIOCore
+import TestSupport
+import VisionTasks
+import XCTest
+
+@testable import VisionTasksServer
+
+/// The server's pixel limit holds for every image the decoders accept, whatever the header scan
+/// makes of it. `scripts/fuzz http` found the way past it (issue 15): stray bytes between a
+/// JPEG's segments, which libjpeg skips and the header scan stopped at
+/// (`FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader`).
+final class FrameLimitTests: XCTestCase {
+    /// The fuzzer's case: an 84 x 84 JPEG under the fuzz target's tight limit of 4096 pixels was
+    /// decoded (the fuzz check "a 84x84 image passed the limit of 4096 pixels"). With the default
+    /// limits the same trick let an 8 MiB upload make libjpeg allocate for 2^28 pixels instead of
+    /// being refused at 16 M.
+    func testStrayBytesBeforeTheFrameHeaderDoNotEvadeThePixelLimit() throws {
+        let jpeg = Data(try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 84, height: 84))
+        var limits = ServerLimits()
+        limits.maxImagePixels = 64 * 64
+        XCTAssertThrowsError(try FrameDecoder.decode(jpeg, limits: limits)) { error in
+            XCTAssertEqual(
+                error as? ServerError,
+                ServerError(code: .imageTooLarge, message: "the image is 84x84 pixels; the limit is 4096 pixels"))
+        }
+        // Within the limit the file decodes (libjpeg skips the stray bytes), so the refusal above
+        // is the limit's doing, not the file's damage.
+        limits.maxImagePixels = 84 * 84
+        let image = try FrameDecoder.decode(jpeg, limits: limits)
+        XCTAssertEqual([image.width, image.height], [84, 84])
+    }
+
+    /// The same file through the HTTP API and a live session of the test server (limit 1 M
+    /// pixels): refused with `imageTooLarge`, not run.
+    func testStrayBytesBeforeTheFrameHeaderAreRefusedByTheServer() async throws {
+        let server = try ServerFixture.server()
+        XCTAssertEqual(server.configuration.limits.maxImagePixels, 1_000_000)
+        let jpeg = Data(try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 1024, height: 1000))
+        XCTAssertLessThan(jpeg.count, server.configuration.limits.maxImageBytes)
+        try await server.withLive { client, port in
+            try await client.execute(uri: "/v1/hands", method: .post, body: ByteBuffer(bytes: jpeg)) { response in
+                XCTAssertEqual(response.status, .contentTooLarge)
+                let error = try ServerFixture.json(response.body)["error"] as? [String: Any]
+                XCTAssertEqual(error?["code"] as? String, "imageTooLarge")
+                XCTAssertEqual(error?["message"] as? String, "the image is 1024x1000 pixels; the limit is 1000000 pixels")
+            }
+            try await liveSession(port: port) { reader, outbound in
+                _ = try await reader.next(type: "ready")
+                try await outbound.write(.binary(ServerFixture.frame(jpeg, timestamp: 7)))
+                // The frame's answer, whatever its type (before the fix it was a result).
+                let answer = try await reader.next()
+                XCTAssertEqual(answer?["type"] as? String, "error")
+                XCTAssertEqual((answer?["error"] as? [String: Any])?["code"] as? String, "imageTooLarge")
+                XCTAssertEqual(answer?["timestampInMilliseconds"] as? Int, 7)
+                try await outbound.close(.normalClosure, reason: nil)
+            }
+        }
+    }
+}
