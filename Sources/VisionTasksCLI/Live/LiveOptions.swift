@@ -21,7 +21,7 @@ struct LiveOptions: ParsableArguments {
         valueName: "key=value"))
     var inputOptions: [String] = []
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Seconds a live source may take to connect and show its first picture, and then to send each next packet; 0: no limit (Ctrl-C still stops).",
         valueName: "seconds"))
     var inputTimeout: Double = 10

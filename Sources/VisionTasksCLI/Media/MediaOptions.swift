@@ -37,7 +37,7 @@ struct MediaOptions: ParsableArguments {
         valueName: "WxH:format"))
     var raw: String?
 
-    @Option(help: "Frame rate of raw frames, for their timestamps (0.001 to 1000).")
+    @Option(parsing: .unconditional, help: "Frame rate of raw frames, for their timestamps (0.001 to 1000).")
     var fps: Double = 30
 
     @Option(help: "image: every image and frame independently; video: track across the frames of a video (default for videos and raw streams).")

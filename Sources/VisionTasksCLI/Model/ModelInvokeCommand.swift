@@ -24,7 +24,7 @@ struct ModelInvokeCommand: ParsableCommand {
     @Option(name: .customLong("output-dir"), help: "Folder for output<i>.f32 (created if missing).")
     var outputDirectory: String
 
-    @Option(name: .customLong("threads"), help: "Threads to run with (default: all cores).")
+    @Option(name: .customLong("threads"), parsing: .unconditional, help: "Threads to run with (default: all cores).")
     var threads: Int?
 
     func run() throws {

@@ -29,22 +29,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on; 0.0.0.0 exposes the server to the network.")
     var host = "127.0.0.1"
 
-    @Option(help: "The TCP port (0: any free port).")
+    @Option(parsing: .unconditional, help: "The TCP port (0: any free port).")
     var port = 8080
 
-    @Option(help: "The most live sessions open at once; one more is refused.")
+    @Option(parsing: .unconditional, help: "The most live sessions open at once; one more is refused.")
     var maxSessions = 8
 
-    @Option(help: "The largest image (live frame or request body), in bytes (1024 to 1 GiB).")
+    @Option(parsing: .unconditional, help: "The largest image (live frame or request body), in bytes (1024 to 1 GiB).")
     var maxImageBytes = ServerLimits().maxImageBytes
 
-    @Option(help: "The largest image, in pixels (width × height), checked before decoding.")
+    @Option(parsing: .unconditional, help: "The largest image, in pixels (width × height), checked before decoding.")
     var maxImagePixels = ServerLimits().maxImagePixels
 
-    @Option(help: "The most HTTP task requests in progress at once; one more is answered 503 at once.")
+    @Option(parsing: .unconditional, help: "The most HTTP task requests in progress at once; one more is answered 503 at once.")
     var maxPendingRequests = ServerLimits().maxPendingRequests
 
-    @Option(help: "Threads each task instance runs on; the default is one per active core.")
+    @Option(parsing: .unconditional, help: "Threads each task instance runs on; the default is one per active core.")
     var threads = BaseOptions.defaultNumThreads
 
     @Option(help: ArgumentHelp("The model folder (default: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models).", valueName: "dir"))

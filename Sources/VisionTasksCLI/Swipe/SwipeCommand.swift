@@ -79,16 +79,16 @@ struct SwipeCommand: ParsableCommand {
     @Flag(help: "Thumbs from the landmark rule (thumb tip above/below the wrist) instead of the recognizer.")
     var thumbRule = false
 
-    @Option(help: "Frames of evidence an event needs.")
+    @Option(parsing: .unconditional, help: "Frames of evidence an event needs.")
     var minFrames = GestureEventOptions().minimumFrames
 
-    @Option(help: ArgumentHelp("Sideways travel of a swipe, in hand sizes.", valueName: "hand sizes"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Sideways travel of a swipe, in hand sizes.", valueName: "hand sizes"))
     var swipeDistance = GestureEventOptions().swipeDistance
 
-    @Option(help: ArgumentHelp("Time within which a swipe travels its distance.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time within which a swipe travels its distance.", valueName: "ms"))
     var swipeWindow = GestureEventOptions().swipeWindowMilliseconds
 
-    @Option(help: ArgumentHelp("Quiet time of a hand after each of its events.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Quiet time of a hand after each of its events.", valueName: "ms"))
     var cooldown = GestureEventOptions().cooldownMilliseconds
 
     mutating func validate() throws {

@@ -31,7 +31,7 @@ struct GestureCommand: ParsableCommand {
     @OptionGroup var media: MediaOptions
     @OptionGroup var hands: HandsTaskOptions
 
-    @Option(help: ArgumentHelp("Canned gestures scoring below this are dropped.", valueName: "score"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Canned gestures scoring below this are dropped.", valueName: "score"))
     var scoreThreshold: Float?
 
     @Option(help: ArgumentHelp("Only these canned gestures (comma-separated names).", valueName: "names"))
@@ -40,7 +40,7 @@ struct GestureCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Never these canned gestures (comma-separated names), e.g. None.", valueName: "names"))
     var deny: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Custom classifier gestures scoring below this are dropped (default: the model's own threshold).",
         valueName: "score"))
     var customScoreThreshold: Float?

@@ -6,16 +6,16 @@ import VisionTasks
 struct HandsTaskOptions: ParsableArguments {
     @OptionGroup var model: TaskModelOption
 
-    @Option(help: "The most hands to find per image or frame.")
+    @Option(parsing: .unconditional, help: "The most hands to find per image or frame.")
     var numHands: Int = 1
 
-    @Option(help: "Palm detector score threshold (0...1).")
+    @Option(parsing: .unconditional, help: "Palm detector score threshold (0...1).")
     var minHandDetectionConfidence: Float = 0.5
 
-    @Option(help: "Hand presence threshold of the landmark model (0...1).")
+    @Option(parsing: .unconditional, help: "Hand presence threshold of the landmark model (0...1).")
     var minHandPresenceConfidence: Float = 0.5
 
-    @Option(help: "Overlap above which a palm detection is taken for a hand already tracked in videos (0...1).")
+    @Option(parsing: .unconditional, help: "Overlap above which a palm detection is taken for a hand already tracked in videos (0...1).")
     var minTrackingConfidence: Float = 0.5
 
     mutating func validate() throws {

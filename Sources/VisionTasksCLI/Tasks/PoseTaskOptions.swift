@@ -6,16 +6,16 @@ import VisionTasks
 struct PoseTaskOptions: ParsableArguments {
     @OptionGroup var model: TaskModelOption
 
-    @Option(help: "The most poses to find per image or frame.")
+    @Option(parsing: .unconditional, help: "The most poses to find per image or frame.")
     var numPoses: Int = 1
 
-    @Option(help: "Pose detector score threshold (0...1).")
+    @Option(parsing: .unconditional, help: "Pose detector score threshold (0...1).")
     var minPoseDetectionConfidence: Float = 0.5
 
-    @Option(help: "Pose presence threshold of the landmark model (0...1).")
+    @Option(parsing: .unconditional, help: "Pose presence threshold of the landmark model (0...1).")
     var minPosePresenceConfidence: Float = 0.5
 
-    @Option(help: "Overlap above which a new detection replaces a tracked pose in videos (0...1).")
+    @Option(parsing: .unconditional, help: "Overlap above which a new detection replaces a tracked pose in videos (0...1).")
     var minTrackingConfidence: Float = 0.5
 
     @Flag(help: "Compute segmentation masks and include their summaries in the results (implied by --masks).")

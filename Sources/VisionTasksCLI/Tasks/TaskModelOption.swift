@@ -9,7 +9,7 @@ struct TaskModelOption: ParsableArguments {
         valueName: "model"))
     var model: String?
 
-    @Option(help: "Threads each model runs on, 1 to 4 per active core; the default is one per active core.")
+    @Option(parsing: .unconditional, help: "Threads each model runs on, 1 to 4 per active core; the default is one per active core.")
     var threads: Int = BaseOptions.defaultNumThreads
 
     func validate() throws {
