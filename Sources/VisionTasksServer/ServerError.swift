@@ -24,6 +24,8 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case taskFailed
         /// No such task or route.
         case notFound
+        /// A task route asked with another method than POST.
+        case methodNotAllowed
     }
 
     var code: Code
@@ -35,6 +37,7 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case .imageTooLarge: return .contentTooLarge
         case .tooManySessions, .serverBusy: return .serviceUnavailable
         case .notFound: return .notFound
+        case .methodNotAllowed: return .methodNotAllowed
         }
     }
 
@@ -44,8 +47,8 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if code == .methodNotAllowed { headers[.allow] = "POST" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -101,6 +101,14 @@ public struct VisionServer: Sendable {
         router.post("/v1/:task") { request, context in
             try await handle(request, context: context)
         }
+        // A browser or `curl URL` asks with GET: say how to ask instead of an empty 404.
+        for method in [HTTPRequest.Method.get, .head, .put, .delete, .patch] {
+            router.on("/v1/:task", method: method) { _, _ -> Response in
+                throw ServerError(
+                    code: .methodNotAllowed,
+                    message: "send the image with POST, e.g. curl --data-binary @hand.jpg http://HOST:PORT/v1/gesture")
+            }
+        }
         return router
     }
 

@@ -118,6 +118,15 @@ final class ServerHTTPTests: XCTestCase {
                     XCTAssertFalse((error?["message"] as? String ?? "").isEmpty, uri)
                 }
             }
+            for method in [HTTPRequest.Method.get, .put, .delete] {
+                try await client.execute(uri: "/v1/hands", method: method) { response in
+                    XCTAssertEqual(response.status, .methodNotAllowed, "\(method)")
+                    XCTAssertEqual(response.headers[.allow], "POST")
+                    let error = try ServerFixture.json(response.body)["error"] as? [String: Any]
+                    XCTAssertEqual(error?["code"] as? String, "methodNotAllowed")
+                    XCTAssertTrue((error?["message"] as? String ?? "").contains("POST"))
+                }
+            }
             try await client.execute(uri: "/v1/gesture", method: .post, body: ByteBuffer(bytes: jpeg)) { response in
                 XCTAssertEqual(response.status, .ok, "the server goes on after bad requests")
             }
