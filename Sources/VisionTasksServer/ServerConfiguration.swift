@@ -48,6 +48,10 @@ public struct ServerLimits: Sendable, Hashable {
     /// is read. Each holds up to `maxImageBytes` twice while it waits for a core, so this
     /// bounds the memory that many clients posting at once can take.
     public var maxPendingRequests = 16
+    /// The longest a request's body may take to arrive, from the end of its headers (default
+    /// 30 s): a slower client is answered 408 `requestTimeout` and its connection closed, so a
+    /// client that trickles its body cannot hold one of the `maxPendingRequests` places for ever.
+    public var maxBodyDuration: Duration = .seconds(30)
 
     /// The largest `maxImageBytes` and `maxTextBytes`: 1 GiB (a WebSocket message must stay
     /// below 4 GiB, and a request body is held in memory).
@@ -66,6 +70,9 @@ public struct ServerLimits: Sendable, Hashable {
         guard maxImagePixels >= 1 else { throw ServerConfigurationError("maxImagePixels must be at least 1, not \(maxImagePixels)") }
         guard maxPendingRequests >= 1 else {
             throw ServerConfigurationError("maxPendingRequests must be at least 1, not \(maxPendingRequests)")
+        }
+        guard maxBodyDuration > .zero else {
+            throw ServerConfigurationError("maxBodyDuration must be more than zero, not \(maxBodyDuration)")
         }
     }
 }

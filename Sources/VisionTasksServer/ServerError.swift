@@ -26,6 +26,8 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case notFound
         /// A task route asked with another method than POST.
         case methodNotAllowed
+        /// A request's body did not arrive within `ServerLimits.maxBodyDuration`.
+        case requestTimeout
     }
 
     var code: Code
@@ -38,6 +40,7 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case .tooManySessions, .serverBusy: return .serviceUnavailable
         case .notFound: return .notFound
         case .methodNotAllowed: return .methodNotAllowed
+        case .requestTimeout: return .requestTimeout
         }
     }
 

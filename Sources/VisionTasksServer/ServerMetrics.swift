@@ -42,7 +42,7 @@ final class ServerMetrics: Sendable {
             CoreMetrics.Counter(label: "vision_tasks_http_requests_total", dimensions: [("task", $0.rawValue)], factory: factory)
         }
         // Touch the error counters so that every code shows in /metrics from the start.
-        for code in [ServerError.Code.badOption, .badImage, .imageTooLarge, .badMessage, .tooManySessions, .serverBusy, .taskFailed] {
+        for code in [ServerError.Code.badOption, .badImage, .imageTooLarge, .badMessage, .tooManySessions, .serverBusy, .requestTimeout, .taskFailed] {
             error(code).increment(by: 0)
         }
         sessions.set(0)

@@ -133,7 +133,7 @@ public struct VisionServer: Sendable {
                     message: "the server already has its maximum of \(pendingRequests.limit) requests in progress; try again later")
             }
             defer { pendingRequests.close() }
-            let bytes = try await Self.requestBody(request.body, limit: limit)
+            let bytes = try await Self.requestBody(request.body, limit: limit, timeout: configuration.limits.maxBodyDuration)
             await gate.enter()
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FrameRecord, any Error>, Never>) in
                 DispatchQueue.global(qos: .userInitiated).async {
@@ -147,6 +147,8 @@ public struct VisionServer: Sendable {
             metrics.recordError(error.code)
             var headers: HTTPFields = [.contentType: "application/json"]
             if error.code == .serverBusy { headers[.retryAfter] = "1" }
+            // The rest of a late body is not read: the connection cannot carry another request.
+            if error.code == .requestTimeout { headers[.connection] = "close" }
             return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
         }
     }
@@ -170,16 +172,34 @@ public struct VisionServer: Sendable {
         }
     }
 
-    /// A request's body, at most `limit` bytes: `imageTooLarge` when more arrives. Called by
-    /// `handle` and by the `http` fuzz target.
-    static func requestBody(_ body: RequestBody, limit: Int) async throws(ServerError) -> Data {
-        let collected: ByteBuffer
-        do {
-            collected = try await body.collect(upTo: limit)
-        } catch {
-            throw ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes")
+    /// A request's body, at most `limit` bytes: `imageTooLarge` when more arrives,
+    /// `requestTimeout` when it has not all arrived within `timeout`. Called by `handle` and by
+    /// the `http` fuzz target.
+    static func requestBody(_ body: RequestBody, limit: Int, timeout: Duration) async throws(ServerError) -> Data {
+        let first = await withTaskGroup(of: Result<ByteBuffer, ServerError>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await body.collect(upTo: limit))
+                } catch {
+                    return .failure(ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes"))
+                }
+            }
+            group.addTask {
+                // Cancelled when the body came first: no answer from this task then.
+                guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+                return .failure(ServerError(
+                    code: .requestTimeout, message: "the body did not arrive within \(timeout)"))
+            }
+            // The first answer wins; cancelling the other stops reading a late body.
+            var first: Result<ByteBuffer, ServerError>?
+            while first == nil, let next = await group.next() { first = next }
+            group.cancelAll()
+            return first
         }
-        return Data(collected.readableBytesView)
+        guard let first else {
+            throw ServerError(code: .requestTimeout, message: "the body did not arrive")
+        }
+        return Data(try first.get().readableBytesView)
     }
 
     /// Decodes a request's image and runs an image-mode task on it (the task's errors are

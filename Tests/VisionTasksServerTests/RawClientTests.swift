@@ -91,6 +91,42 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
         }
     }
 
+    /// Found by the hostile pass after issue 16: a client that trickled its body held one of
+    /// the `maxPendingRequests` places for as long as it liked, so a few slow clients made the
+    /// server answer everyone else 503. A body that has not arrived within `maxBodyDuration` is
+    /// answered 408 `requestTimeout`, its connection closed and its place given back.
+    func testABodyThatDoesNotArriveInTimeIsAnswered408AndFreesItsPlace() async throws {
+        let jpeg = [UInt8](try ServerFixture.still("hand_thumb_up_left_01.jpg"))
+        var limits = ServerLimits()
+        limits.maxPendingRequests = 1
+        limits.maxBodyDuration = .seconds(1)
+        let server = try VisionServer(configuration: ServerFixture.configuration(limits: limits))
+        let head = Array("POST /v1/hands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
+        try await server.withLive { client, port in
+            let slow = try RawClient(port: port)
+            slow.setReceiveTimeout(seconds: 60)
+            try slow.send(head + jpeg.prefix(100))
+            let answer = try await offThePool { try slow.readHead() }
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408"), answer)
+            XCTAssertTrue(answer.lowercased().contains("connection: close"), answer)
+            // The server closes the connection after the answer's JSON body.
+            let rest = try await offThePool { () throws -> Int in
+                var count = 0
+                while let byte = try slow.read(count: 1) { count += byte.count }
+                return count
+            }
+            XCTAssertGreaterThan(rest, 0)
+            for _ in 0..<400 where server.pendingRequests.current > 0 { try await Task.sleep(for: .milliseconds(25)) }
+            XCTAssertEqual(server.pendingRequests.current, 0)
+            try await client.execute(uri: "/v1/hands", method: .post, body: ByteBuffer(bytes: jpeg)) { response in
+                XCTAssertEqual(response.status, .ok)
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                XCTAssertTrue(String(buffer: response.body).contains("vision_tasks_errors_total{code=\"requestTimeout\"} 1"))
+            }
+        }
+    }
+
     /// Out-of-range limits are a `ServerConfigurationError` when the server is created. Before:
     /// `--max-image-bytes 9223372036854775807` trapped on an overflow at start, and 4294967296
     /// tripped a precondition in the WebSocket upgrader at the first connection.
@@ -108,6 +144,11 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
         limits = ServerLimits()
         limits.maxPendingRequests = 0
         XCTAssertThrowsError(try VisionServer(configuration: ServerFixture.configuration(limits: limits)))
+        limits = ServerLimits()
+        limits.maxBodyDuration = .zero
+        XCTAssertThrowsError(try VisionServer(configuration: ServerFixture.configuration(limits: limits))) {
+            XCTAssertTrue("\($0)".contains("maxBodyDuration"), "\($0)")
+        }
         var configuration = try ServerFixture.configuration()
         configuration.port = 70000
         XCTAssertThrowsError(try VisionServer(configuration: configuration)) { XCTAssertTrue("\($0)".contains("port"), "\($0)") }

@@ -36,7 +36,7 @@ public func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         // (Here `handle` admits the request or answers serverBusy: a count, not the input's doing.)
         let body = RequestBody(buffer: ByteBuffer(bytes: input.body))
         let bytes = try wait { () async throws(ServerError) -> Data in
-            try await VisionServer.requestBody(body, limit: limits.maxImageBytes)
+            try await VisionServer.requestBody(body, limit: limits.maxImageBytes, timeout: limits.maxBodyDuration)
         }.get()
         if let server = server(limits) {
             let record: FrameRecord
