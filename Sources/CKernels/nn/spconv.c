@@ -383,6 +383,8 @@ CK_AVX512_INLINE void sp_block_z(const int Z, const int HALF, const sp_job *job,
 #pragma clang loop unroll(full)
             for (int v = 0; v < Z; v++) acc[c][v] = first ? bias : sp_load_z(y + v * 16, HALF && v == Z - 1);
         }
+        // Two positions per loop iteration: 1.3 % faster over pose_detection's shapes.
+#pragma clang loop unroll_count(2)
         for (uint32_t q = 0; q < length; q++, w4 += 4, rows += 4) {
             // The 4 weights in one load, broadcast from the register; the 4 rows in one load.
             const __m512 ws = _mm512_castps128_ps512(_mm_loadu_ps(w4));
