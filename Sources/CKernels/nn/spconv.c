@@ -10,9 +10,8 @@
 // 8, which is also the number of independent FMA chains). Results go to yt[channel][pixel] and
 // are transposed back to NHWC through the GEMM epilogue (clamp, residual ADD, PReLU).
 //
-// With AVX-512 a vector holds 16 pixels, so a tile is at most 4 vectors: two output channels
-// run side by side (their nonzero lists walked together, then the longer one's rest) to keep 8
-// independent FMA chains; each output still sums its terms in input-channel order.
+// With AVX-512 a vector holds 16 pixels, so a tile is at most 4 vectors: the 4 output channels
+// of a group (below) run side by side, up to 16 independent FMA chains.
 //
 // Output channels go in groups of 4 whose nonzero lists are walked together (4 x the vectors of
 // a tile = independent FMA chains, with no per-channel remainder loops): in each channel block,
