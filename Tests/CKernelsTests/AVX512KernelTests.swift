@@ -166,7 +166,7 @@ final class AVX512KernelTests: XCTestCase {
                 let weights = randomFloats(n * k, &g).map { Float.random(in: 0..<1, using: &g) < density ? $0 : 0 }
                 let residual = randomFloats(m * (n + 3), &g, in: -3...3)
                 let nonzeros = ck_count_nonzero(weights, weights.count)
-                let packed = UnsafeMutableRawPointer.allocate(byteCount: ck_spconv_packed_bytes(n, k, nonzeros), alignment: 64)
+                let packed = UnsafeMutableRawPointer.allocate(byteCount: ck_spconv_packed_bytes(n, k, weights), alignment: 64)
                 defer { packed.deallocate() }
                 ck_spconv_pack(n, k, weights, bias, packed)
                 for threads in [1, 2] {

@@ -135,9 +135,9 @@ void ck_igemm(const ck_igemm_params *params, ck_threadpool *pool);
 /// The number of nonzero weights among `count` (what ck_spconv_pack keeps).
 size_t ck_count_nonzero(const float *values, size_t count);
 
-/// Bytes needed to pack an `output_channels` x `input_channels` weight matrix with `nonzeros`
-/// nonzero weights for ck_spconv.
-size_t ck_spconv_packed_bytes(size_t output_channels, size_t input_channels, size_t nonzeros);
+/// Bytes needed to pack the row-major `output_channels` x `input_channels` `weights` for
+/// ck_spconv (the nonzero weights, grouped 4 output channels at a time with a little padding).
+size_t ck_spconv_packed_bytes(size_t output_channels, size_t input_channels, const float *weights);
 
 /// Packs row-major weights (`output_channels` x `input_channels`, OHWI of a 1x1 convolution)
 /// and an optional bias (NULL = zeros): the bias, then per block of input channels and output

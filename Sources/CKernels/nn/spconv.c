@@ -10,14 +10,24 @@
 // 8, which is also the number of independent FMA chains). Results go to yt[channel][pixel] and
 // are transposed back to NHWC through the GEMM epilogue (clamp, residual ADD, PReLU).
 //
-// With AVX-512 a vector holds 16 pixels, so a tile is at most 4 vectors: two output channels
-// run side by side (their nonzero lists walked together, then the longer one's rest) to keep 8
-// independent FMA chains; each output still sums its terms in input-channel order.
+// With AVX-512 a vector holds 16 pixels, so a tile is at most 4 vectors: the 4 output channels
+// of a group (below) run side by side, up to 16 independent FMA chains.
 //
-// Packed layout (all parts 32-byte aligned): bias[n8] floats; segment starts, one per (channel
-// block, output channel) plus the end, as uint32; the nonzero weights (float32) in that order;
-// for each nonzero weight, its input channel's byte offset in xt ((channel - block start) *
-// CK_SPCONV_TILE * 4).
+// Output channels go in groups of 4 whose nonzero lists are walked together (4 x the vectors of
+// a tile = independent FMA chains, with no per-channel remainder loops): in each channel block,
+// the channels of each aligned run of 16 are sorted by their count of nonzero weights there and
+// cut into groups of 4, and a group's shorter lists are padded with zero weights up to its
+// longest (adding 0 * x leaves a finite sum as it is; sorting keeps the padding small). Each
+// output still sums its own terms in input-channel order, then the padding. Ranges of output
+// channels that start at a multiple of 16 map to whole groups.
+//
+// Packed layout (all parts 32-byte aligned): bias[n8] floats; group starts (entry indices), one
+// per (channel block, group) plus the end, as uint32; the 4 output channels of each (channel
+// block, group) as uint32; the weights, one per (group, position, channel slot), padding
+// included; then one uint32 per (group, position): byte c is the input channel of slot c's
+// weight, counted from the channel block's start (a row of xt; blocks are at most 128 channels).
+// One 16-byte load then gives a position's 4 weights and one 4-byte load their 4 rows: loads,
+// not multiply-adds, bound the kernel (it also loads one vector of activations per FMA).
 #include "ck_internal.h"
 #include "ck_simd8.h"
 #include <stdint.h>
@@ -37,19 +47,21 @@ static void channel_blocks(size_t k, size_t *blocks, size_t *size) {
 }
 
 typedef struct sp_layout {
-    size_t n8, blocks, block_size, nonzeros;
-    size_t seg_offset, value_offset, index_offset, bytes;
+    size_t n8, groups, blocks, block_size, entries;
+    size_t start_offset, channel_offset, weight_offset, row_offset, bytes;
 } sp_layout;
 
-static sp_layout layout_for(size_t n, size_t k, size_t nonzeros) {
+static sp_layout layout_for(size_t n, size_t k, size_t entries) {
     sp_layout l;
     l.n8 = round8(n);
+    l.groups = (n + 3) / 4;
     channel_blocks(k, &l.blocks, &l.block_size);
-    l.nonzeros = nonzeros;
-    l.seg_offset = align32(l.n8 * sizeof(float));
-    l.value_offset = align32(l.seg_offset + (l.blocks * n + 1) * sizeof(uint32_t));
-    l.index_offset = align32(l.value_offset + nonzeros * sizeof(float));
-    l.bytes = align32(l.index_offset + nonzeros * sizeof(uint32_t));
+    l.entries = entries;
+    l.start_offset = align32(l.n8 * sizeof(float));
+    l.channel_offset = align32(l.start_offset + (l.blocks * l.groups + 1) * sizeof(uint32_t));
+    l.weight_offset = align32(l.channel_offset + l.blocks * l.groups * 4 * sizeof(uint32_t));
+    l.row_offset = align32(l.weight_offset + entries * sizeof(float));
+    l.bytes = align32(l.row_offset + entries / 4 * sizeof(uint32_t));
     return l;
 }
 
@@ -59,7 +71,77 @@ size_t ck_count_nonzero(const float *values, size_t count) {
     return nonzero;
 }
 
-size_t ck_spconv_packed_bytes(size_t n, size_t k, size_t nonzeros) { return layout_for(n, k, nonzeros).bytes; }
+/// Groups the output channels (see the top of the file) and, when `packed` is not NULL, writes
+/// the layout there. Returns the number of entries (nonzero weights plus padding).
+static size_t pack_groups(size_t n, size_t k, const float *weights, const float *bias, void *packed) {
+    size_t blocks, block_size;
+    channel_blocks(k, &blocks, &block_size);
+    const size_t n4 = (n + 3) / 4 * 4, groups = n4 / 4;
+    sp_layout l = layout_for(n, k, packed ? pack_groups(n, k, weights, NULL, NULL) : 0);
+    char *base = (char *)packed;
+    uint32_t *start = packed ? (uint32_t *)(void *)(base + l.start_offset) : NULL;
+    uint32_t *channels = packed ? (uint32_t *)(void *)(base + l.channel_offset) : NULL;
+    float *values = packed ? (float *)(void *)(base + l.weight_offset) : NULL;
+    uint8_t *rows = packed ? (uint8_t *)(void *)(base + l.row_offset) : NULL;
+    if (packed) {
+        float *b = (float *)(void *)base;
+        for (size_t j = 0; j < l.n8; j++) b[j] = (j < n && bias != NULL) ? bias[j] : 0.0f;
+    }
+    size_t at = 0;
+    for (size_t blk = 0; blk < blocks; blk++) {
+        const size_t k0 = blk * block_size, k1 = CK_MIN(k, k0 + block_size);
+        for (size_t r0 = 0; r0 < n4; r0 += 16) {
+            const size_t r1 = CK_MIN(n4, r0 + 16);
+            size_t ids[16], counts[16];
+            for (size_t j = r0; j < r1; j++) {
+                size_t count = 0;
+                if (j < n) {
+                    for (size_t q = k0; q < k1; q++) count += weights[j * k + q] != 0.0f;
+                }
+                // Insertion sort, most nonzeros first; equal counts keep channel order.
+                size_t at_pos = j - r0;
+                while (at_pos > 0 && counts[at_pos - 1] < count) {
+                    ids[at_pos] = ids[at_pos - 1];
+                    counts[at_pos] = counts[at_pos - 1];
+                    at_pos--;
+                }
+                ids[at_pos] = j;
+                counts[at_pos] = count;
+            }
+            for (size_t g0 = 0; g0 < r1 - r0; g0 += 4) {
+                const size_t group = (r0 + g0) / 4, length = counts[g0];
+                if (packed) {
+                    start[blk * groups + group] = (uint32_t)at;
+                    for (size_t c = 0; c < 4; c++) {
+                        const size_t j = ids[g0 + c];
+                        channels[(blk * groups + group) * 4 + c] = (uint32_t)j;
+                        size_t t = 0;
+                        if (j < n) {
+                            for (size_t q = k0; q < k1; q++) {
+                                const float w = weights[j * k + q];
+                                if (w == 0.0f) continue;
+                                values[at + t * 4 + c] = w;
+                                rows[at + t * 4 + c] = (uint8_t)(q - k0);
+                                t++;
+                            }
+                        }
+                        for (; t < length; t++) {
+                            values[at + t * 4 + c] = 0.0f;
+                            rows[at + t * 4 + c] = 0;
+                        }
+                    }
+                }
+                at += length * 4;
+            }
+        }
+    }
+    if (packed) start[blocks * groups] = (uint32_t)at;
+    return at;
+}
+
+size_t ck_spconv_packed_bytes(size_t n, size_t k, const float *weights) {
+    return layout_for(n, k, pack_groups(n, k, weights, NULL, NULL)).bytes;
+}
 
 size_t ck_spconv_scratch_floats(size_t n, size_t k) {
     size_t blocks, size;
@@ -70,37 +152,17 @@ size_t ck_spconv_scratch_floats(size_t n, size_t k) {
 }
 
 void ck_spconv_pack(size_t n, size_t k, const float *weights, const float *bias, void *packed) {
-    const sp_layout l = layout_for(n, k, ck_count_nonzero(weights, n * k));
-    char *base = (char *)packed;
-    float *b = (float *)(void *)base;
-    uint32_t *seg = (uint32_t *)(void *)(base + l.seg_offset);
-    float *values = (float *)(void *)(base + l.value_offset);
-    uint32_t *index = (uint32_t *)(void *)(base + l.index_offset);
-    for (size_t j = 0; j < l.n8; j++) b[j] = (j < n && bias != NULL) ? bias[j] : 0.0f;
-    size_t at = 0;
-    for (size_t blk = 0; blk < l.blocks; blk++) {
-        const size_t k0 = blk * l.block_size, k1 = CK_MIN(k, k0 + l.block_size);
-        for (size_t j = 0; j < n; j++) {
-            seg[blk * n + j] = (uint32_t)at;
-            for (size_t q = k0; q < k1; q++) {
-                const float w = weights[j * k + q];
-                if (w == 0.0f) continue;
-                values[at] = w;
-                index[at] = (uint32_t)((q - k0) * TILE * sizeof(float));
-                at++;
-            }
-        }
-    }
-    seg[l.blocks * n] = (uint32_t)at;
+    pack_groups(n, k, weights, bias, packed);
 }
 
 typedef struct sp_job {
     const ck_spconv_params *p;
     sp_layout l;
     const float *bias;
-    const uint32_t *seg;
-    const float *values;
-    const uint32_t *index;
+    const uint32_t *start;     ///< entry index of each (channel block, group), then the end
+    const uint32_t *channels;  ///< 4 output channels per (channel block, group)
+    const float *values;       ///< the weights, 4 per (group, position)
+    const uint8_t *rows;       ///< 4 per (group, position): slot c's row of xt
     size_t vectors;   ///< groups of 8 pixels
     size_t tiles;
     /// Output channel groups of the shared-input mode (see ck_spconv) and their size.
@@ -122,22 +184,27 @@ static inline float sp_finish(const ck_spconv_params *p, float v, size_t i, size
     return v;
 }
 
-/// Pixels [i0, i1), output channels [j_begin, j_end), straight from NHWC with no scratch (the
-/// portable kernel).
-static void rows_portable(const sp_job *job, size_t i0, size_t i1, size_t j_begin, size_t j_end) {
+/// Pixels [i0, i1), all output channels, straight from NHWC with no scratch (the portable
+/// kernel): a run of 16 output channels at a time, summed group by group as the SIMD kernels do.
+static void rows_portable(const sp_job *job, size_t i0, size_t i1) {
     const ck_spconv_params *p = job->p;
-    const size_t n = p->n;
+    const size_t n = p->n, groups = job->l.groups;
     for (size_t i = i0; i < i1; i++) {
         const float *x = p->a + i * p->a_stride;
-        for (size_t j = j_begin; j < j_end; j++) {
-            float acc = job->bias[j];
+        for (size_t r0 = 0; r0 < n; r0 += 16) {
+            float acc[16];
+            for (size_t c = 0; c < 16; c++) acc[c] = r0 + c < job->l.n8 ? job->bias[r0 + c] : 0.0f;
             for (size_t blk = 0; blk < job->l.blocks; blk++) {
                 const float *xb = x + blk * job->l.block_size;
-                for (uint32_t t = job->seg[blk * n + j]; t < job->seg[blk * n + j + 1]; t++) {
-                    acc += job->values[t] * xb[job->index[t] / (TILE * sizeof(float))];
+                for (size_t g = r0 / 4; g < CK_MIN(groups, r0 / 4 + 4); g++) {
+                    const uint32_t *ch = job->channels + (blk * groups + g) * 4;
+                    const uint32_t begin = job->start[blk * groups + g], end = job->start[blk * groups + g + 1];
+                    for (uint32_t t = begin; t < end; t++) {
+                        acc[ch[(t - begin) % 4] - r0] += job->values[t] * xb[job->rows[t]];
+                    }
                 }
             }
-            p->c[i * p->c_stride + j] = sp_finish(p, acc, i, j);
+            for (size_t j = r0; j < CK_MIN(n, r0 + 16); j++) p->c[i * p->c_stride + j] = sp_finish(p, acc[j - r0], i, j);
         }
     }
 }
@@ -168,33 +235,40 @@ CK_SIMD8_INLINE void sp_load_block(const ck_spconv_params *p, size_t i0, size_t 
     }
 }
 
-/// Output channels [j0, j1) of one channel block: yt[j] = (first ? bias : yt[j]) + the block's
-/// nonzero terms, V vectors of pixels each.
+/// Output channels [j0, j1) of one channel block (j0 a multiple of 16, so whole groups):
+/// yt[j] = (first ? bias : yt[j]) + the block's terms, V vectors of pixels each, one channel of
+/// a group at a time.
 CK_SIMD8_INLINE void sp_block(const int V, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
                               const float *xt, float *yt) {
-    const size_t n = job->p->n;
-    const uint32_t *seg = job->seg + blk * n;
+    const size_t groups = job->l.groups;
+    const uint32_t *start = job->start + blk * groups;
+    const uint32_t *channels = job->channels + blk * groups * 4;
     const char *x = (const char *)xt;
-    for (size_t j = j0; j < j1; j++) {
-        ck_v8 acc[8];
-        float *y = yt + j * TILE;
-        if (first) {
-            const ck_v8 b = v8_broadcast(job->bias + j);
+    for (size_t g = j0 / 4; g < (j1 + 3) / 4; g++) {
+        const float *w4 = job->values + start[g];
+        const uint8_t *rows = job->rows + start[g];
+        const uint32_t length = (start[g + 1] - start[g]) / 4;
+        for (size_t c = 0; c < 4; c++) {
+            const size_t j = channels[g * 4 + c];
+            ck_v8 acc[8];
+            float *y = yt + j * TILE;
+            if (first) {
+                const ck_v8 b = v8_broadcast(job->bias + j);
 #pragma clang loop unroll(full)
-            for (int v = 0; v < V; v++) acc[v] = b;
-        } else {
+                for (int v = 0; v < V; v++) acc[v] = b;
+            } else {
 #pragma clang loop unroll(full)
-            for (int v = 0; v < V; v++) acc[v] = v8_load(y + v * 8);
+                for (int v = 0; v < V; v++) acc[v] = v8_load(y + v * 8);
+            }
+            for (uint32_t q = 0; q < length; q++) {
+                const ck_v8 w = v8_broadcast(w4 + q * 4 + c);
+                const float *xr = (const float *)(const void *)(x + rows[q * 4 + c] * (TILE * sizeof(float)));
+#pragma clang loop unroll(full)
+                for (int v = 0; v < V; v++) acc[v] = v8_fma(w, v8_load(xr + v * 8), acc[v]);
+            }
+#pragma clang loop unroll(full)
+            for (int v = 0; v < V; v++) v8_store(y + v * 8, acc[v]);
         }
-        const uint32_t end = seg[j + 1];
-        for (uint32_t t = seg[j]; t < end; t++) {
-            const ck_v8 w = v8_broadcast(job->values + t);
-            const float *xr = (const float *)(const void *)(x + job->index[t]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < V; v++) acc[v] = v8_fma(w, v8_load(xr + v * 8), acc[v]);
-        }
-#pragma clang loop unroll(full)
-        for (int v = 0; v < V; v++) v8_store(y + v * 8, acc[v]);
     }
 }
 
@@ -273,9 +347,6 @@ CK_SIMD8_FN static void tile_simd(const sp_job *job, size_t i0, size_t V, size_t
 }
 
 #if defined(CK_HAVE_X86)
-/// Output channels the AVX-512 kernel runs side by side: 4 x up to 4 vectors of 16 pixels = up
-/// to 16 independent FMA chains.
-#define SP_Z_CHANNELS 4
 /// 16 pixels of a row of xt, or (the last vector of a tile with an odd count of 8-pixel groups)
 /// the first 8 with zeros above: masked loads and stores only where needed.
 CK_AVX512_INLINE __m512 sp_load_z(const float *p, int half) {
@@ -289,65 +360,50 @@ CK_AVX512_INLINE void sp_store_z(float *p, __m512 v, int half) {
     }
 }
 
-/// The rest of one output channel's nonzero terms, from term t to e, into acc.
-CK_AVX512_INLINE void sp_rest_z(const int Z, const int HALF, const char *x, const float *values, const uint32_t *index,
-                                uint32_t t, uint32_t e, __m512 *acc) {
-    for (; t < e; t++) {
-        const __m512 w = _mm512_set1_ps(values[t]);
-        const float *xr = (const float *)(const void *)(x + index[t]);
-#pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) acc[v] = _mm512_fmadd_ps(w, sp_load_z(xr + v * 16, HALF && v == Z - 1), acc[v]);
-    }
-}
-
-/// C output channels j ... j + C - 1 side by side: their first min(counts) terms in one loop
-/// (C * Z independent FMA chains), then each channel's remaining terms.
-CK_AVX512_INLINE void sp_channels_z(const int C, const int Z, const int HALF, const sp_job *job, const uint32_t *seg,
-                                    int first, size_t j, const char *x, float *yt) {
-    const float *values = job->values;
-    const uint32_t *index = job->index;
-    __m512 acc[4][4];
-#pragma clang loop unroll(full)
-    for (int c = 0; c < C; c++) {
-        float *y = yt + (j + (size_t)c) * TILE;
-        const __m512 bias = _mm512_set1_ps(job->bias[j + (size_t)c]);
-#pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) acc[c][v] = first ? bias : sp_load_z(y + v * 16, HALF && v == Z - 1);
-    }
-    uint32_t t[4], e[4], common = UINT32_MAX;
-#pragma clang loop unroll(full)
-    for (int c = 0; c < C; c++) {
-        t[c] = seg[j + (size_t)c];
-        e[c] = seg[j + (size_t)c + 1];
-        common = CK_MIN(common, e[c] - t[c]);
-    }
-    for (uint32_t q = 0; q < common; q++) {
-#pragma clang loop unroll(full)
-        for (int c = 0; c < C; c++) {
-            const __m512 w = _mm512_set1_ps(values[t[c] + q]);
-            const float *xr = (const float *)(const void *)(x + index[t[c] + q]);
-#pragma clang loop unroll(full)
-            for (int v = 0; v < Z; v++) acc[c][v] = _mm512_fmadd_ps(w, sp_load_z(xr + v * 16, HALF && v == Z - 1), acc[c][v]);
-        }
-    }
-#pragma clang loop unroll(full)
-    for (int c = 0; c < C; c++) {
-        sp_rest_z(Z, HALF, x, values, index, t[c] + common, e[c], acc[c]);
-        float *y = yt + (j + (size_t)c) * TILE;
-#pragma clang loop unroll(full)
-        for (int v = 0; v < Z; v++) sp_store_z(y + v * 16, acc[c][v], HALF && v == Z - 1);
-    }
-}
-
 /// sp_block with 16 pixels per vector (Z = vectors of 16; HALF: the last one holds 8 pixels, and
-/// lanes past them are neither read nor written), SP_Z_CHANNELS output channels at a time.
+/// lanes past them are neither read nor written), the 4 channels of a group side by side (4 * Z
+/// independent FMA chains).
 CK_AVX512_INLINE void sp_block_z(const int Z, const int HALF, const sp_job *job, size_t blk, int first, size_t j0, size_t j1,
                                  const float *xt, float *yt) {
-    const uint32_t *seg = job->seg + blk * job->p->n;
+    const size_t groups = job->l.groups;
+    const uint32_t *start = job->start + blk * groups;
+    const uint32_t *channels = job->channels + blk * groups * 4;
     const char *x = (const char *)xt;
-    size_t j = j0;
-    for (; j + SP_Z_CHANNELS <= j1; j += SP_Z_CHANNELS) sp_channels_z(SP_Z_CHANNELS, Z, HALF, job, seg, first, j, x, yt);
-    for (; j < j1; j++) sp_channels_z(1, Z, HALF, job, seg, first, j, x, yt);
+    for (size_t g = j0 / 4; g < (j1 + 3) / 4; g++) {
+        const float *w4 = job->values + start[g];
+        const uint8_t *rows = job->rows + start[g];
+        const uint32_t length = (start[g + 1] - start[g]) / 4;
+        const uint32_t *ch = channels + g * 4;
+        __m512 acc[4][4];
+#pragma clang loop unroll(full)
+        for (int c = 0; c < 4; c++) {
+            const float *y = yt + ch[c] * TILE;
+            const __m512 bias = _mm512_set1_ps(job->bias[ch[c]]);
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) acc[c][v] = first ? bias : sp_load_z(y + v * 16, HALF && v == Z - 1);
+        }
+        // Two positions per loop iteration: 1.3 % faster over pose_detection's shapes.
+#pragma clang loop unroll_count(2)
+        for (uint32_t q = 0; q < length; q++, w4 += 4, rows += 4) {
+            // The 4 weights in one load, broadcast from the register; the 4 rows in one load.
+            const __m512 ws = _mm512_castps128_ps512(_mm_loadu_ps(w4));
+            uint32_t r;
+            memcpy(&r, rows, sizeof r);
+#pragma clang loop unroll(full)
+            for (int c = 0; c < 4; c++) {
+                const __m512 w = _mm512_permutexvar_ps(_mm512_set1_epi32(c), ws);
+                const float *xr = (const float *)(const void *)(x + ((r >> (8 * c)) & 0xff) * (TILE * sizeof(float)));
+#pragma clang loop unroll(full)
+                for (int v = 0; v < Z; v++) acc[c][v] = _mm512_fmadd_ps(w, sp_load_z(xr + v * 16, HALF && v == Z - 1), acc[c][v]);
+            }
+        }
+#pragma clang loop unroll(full)
+        for (int c = 0; c < 4; c++) {
+            float *y = yt + ch[c] * TILE;
+#pragma clang loop unroll(full)
+            for (int v = 0; v < Z; v++) sp_store_z(y + v * 16, acc[c][v], HALF && v == Z - 1);
+        }
+    }
 }
 
 /// sp_block_any for V vectors of 8 pixels as (V + 1) / 2 vectors of 16.
@@ -424,6 +480,30 @@ CK_AVX512_INLINE void sp_load_block_z(const ck_spconv_params *p, size_t i0, size
     }
 }
 
+/// One 16x16 block of the store: v[q] holds pixel row0 + q's channels [c, c + lanes); the
+/// epilogue with (RES) or without a residual ADD and (PRELU) or without PReLU. Everything it
+/// reads from the parameters is in locals, so the compiler need not reload it after each store.
+CK_AVX512_INLINE void sp_store_rows_z(const int RES, const int PRELU, const __m512 *v, size_t pixels, size_t lanes, float *out,
+                                      size_t c_stride, const float *res, size_t res_stride, __m512 slopes, __m512 lo,
+                                      __m512 hi, __m512 lo2, __m512 hi2) {
+    if (lanes == 16) {
+        for (size_t q = 0; q < pixels; q++) {
+            __m512 o = _mm512_min_ps(_mm512_max_ps(v[q], lo), hi);
+            if (RES) o = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(o, _mm512_loadu_ps(res + q * res_stride)), lo2), hi2);
+            if (PRELU) o = sp_prelu_z(o, slopes);
+            _mm512_storeu_ps(out + q * c_stride, o);
+        }
+    } else {
+        const __mmask16 mask = (__mmask16)((1u << lanes) - 1u);
+        for (size_t q = 0; q < pixels; q++) {
+            __m512 o = _mm512_min_ps(_mm512_max_ps(v[q], lo), hi);
+            if (RES) o = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(o, _mm512_maskz_loadu_ps(mask, res + q * res_stride)), lo2), hi2);
+            if (PRELU) o = sp_prelu_z(o, slopes);
+            _mm512_mask_storeu_ps(out + q * c_stride, mask, o);
+        }
+    }
+}
+
 /// sp_store_block with 16x16 transposes: yt rows [j0, j1) back to NHWC for the pixels
 /// [i0, min(m, i0 + 8 * V)), through the epilogue. yt holds rows up to round8(n).
 CK_AVX512_INLINE void sp_store_block_z(const ck_spconv_params *p, size_t i0, size_t V, size_t j0, size_t j1,
@@ -431,11 +511,13 @@ CK_AVX512_INLINE void sp_store_block_z(const ck_spconv_params *p, size_t i0, siz
     const __m512 lo = _mm512_set1_ps(p->out_min), hi = _mm512_set1_ps(p->out_max);
     const __m512 lo2 = _mm512_set1_ps(p->sum_min), hi2 = _mm512_set1_ps(p->sum_max);
     const size_t pixels_total = CK_MIN(p->m - i0, 8 * V);
-    const size_t rows_available = round8(p->n);
+    const size_t rows_available = round8(p->n), n = p->n, c_stride = p->c_stride, res_stride = p->residual_stride;
+    const float *residual = p->residual, *prelu = p->prelu;
+    float *c_base = p->c;
     for (size_t g = 0; g < (pixels_total + 15) / 16; g++) {
-        const size_t pixels = CK_MIN((size_t)16, pixels_total - g * 16);
+        const size_t pixels = CK_MIN((size_t)16, pixels_total - g * 16), row0 = i0 + g * 16;
         for (size_t c = j0; c < j1; c += 16) {
-            const size_t lanes = CK_MIN((size_t)16, p->n - c);
+            const size_t lanes = CK_MIN((size_t)16, n - c);
             const size_t rows = CK_MIN((size_t)16, rows_available - c);
             __m512 v[16];
             for (size_t r = 0; r < 16; r++) {
@@ -443,24 +525,20 @@ CK_AVX512_INLINE void sp_store_block_z(const ck_spconv_params *p, size_t i0, siz
             }
             sp_transpose16(v);
             const __mmask16 mask = (__mmask16)((1u << lanes) - 1u);
-            const int whole = lanes == 16;
             __m512 slopes = _mm512_setzero_ps();
-            if (p->prelu != NULL) slopes = whole ? _mm512_loadu_ps(p->prelu + c) : _mm512_maskz_loadu_ps(mask, p->prelu + c);
-            for (size_t q = 0; q < pixels; q++) {
-                const size_t row = i0 + g * 16 + q;
-                __m512 o = _mm512_min_ps(_mm512_max_ps(v[q], lo), hi);
-                if (p->residual != NULL) {
-                    const float *res = p->residual + row * p->residual_stride + c;
-                    o = _mm512_add_ps(o, whole ? _mm512_loadu_ps(res) : _mm512_maskz_loadu_ps(mask, res));
-                    o = _mm512_min_ps(_mm512_max_ps(o, lo2), hi2);
-                }
-                if (p->prelu != NULL) o = sp_prelu_z(o, slopes);
-                float *out = p->c + row * p->c_stride + c;
-                if (whole) {
-                    _mm512_storeu_ps(out, o);
+            if (prelu != NULL) slopes = lanes == 16 ? _mm512_loadu_ps(prelu + c) : _mm512_maskz_loadu_ps(mask, prelu + c);
+            float *out = c_base + row0 * c_stride + c;
+            const float *res = residual != NULL ? residual + row0 * res_stride + c : NULL;
+            if (res != NULL) {
+                if (prelu != NULL) {
+                    sp_store_rows_z(1, 1, v, pixels, lanes, out, c_stride, res, res_stride, slopes, lo, hi, lo2, hi2);
                 } else {
-                    _mm512_mask_storeu_ps(out, mask, o);
+                    sp_store_rows_z(1, 0, v, pixels, lanes, out, c_stride, res, res_stride, slopes, lo, hi, lo2, hi2);
                 }
+            } else if (prelu != NULL) {
+                sp_store_rows_z(0, 1, v, pixels, lanes, out, c_stride, res, res_stride, slopes, lo, hi, lo2, hi2);
+            } else {
+                sp_store_rows_z(0, 0, v, pixels, lanes, out, c_stride, res, res_stride, slopes, lo, hi, lo2, hi2);
             }
         }
     }
@@ -595,7 +673,7 @@ static void sp_range(void *context, size_t begin, size_t end) {
     }
 #endif
     const size_t i0 = begin * job->vectors / job->tiles * 8, i1 = CK_MIN(p->m, end * job->vectors / job->tiles * 8);
-    rows_portable(job, i0, i1, 0, p->n);
+    rows_portable(job, i0, i1);
 }
 
 void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
@@ -605,17 +683,18 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
     job.p = p;
     const char *base = (const char *)p->packed;
     sp_layout l = layout_for(p->n, p->k, 0);
-    job.seg = (const uint32_t *)(const void *)(base + l.seg_offset);
-    l = layout_for(p->n, p->k, job.seg[l.blocks * p->n]);
+    job.start = (const uint32_t *)(const void *)(base + l.start_offset);
+    l = layout_for(p->n, p->k, job.start[l.blocks * l.groups]);
     job.l = l;
     job.bias = (const float *)(const void *)base;
-    job.values = (const float *)(const void *)(base + l.value_offset);
-    job.index = (const uint32_t *)(const void *)(base + l.index_offset);
+    job.channels = (const uint32_t *)(const void *)(base + l.channel_offset);
+    job.values = (const float *)(const void *)(base + l.weight_offset);
+    job.rows = (const uint8_t *)(const void *)(base + l.row_offset);
 #if defined(CK_SIMD8)
     job.simd = ck_use_simd8() && p->scratch != NULL;
 #endif
     job.avx512 = ck_use_avx512();
-    pool = ck_pool_for_work(pool, p->m * l.nonzeros);
+    pool = ck_pool_for_work(pool, p->m * l.entries);
     const size_t threads = (size_t)ck_threadpool_thread_count(pool);
     job.vectors = (p->m + 7) / 8;
     size_t tiles = (job.vectors + 7) / 8;

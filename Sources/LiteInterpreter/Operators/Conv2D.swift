@@ -324,7 +324,8 @@ enum ConvolutionWeights: Sendable {
         if mayBeSparse, taps == 1, outputs > Int(CK_NARROW_MAX_OUTPUTS) {
             let nonzeros = weights.withUnsafeBufferPointer { ck_count_nonzero($0.baseAddress, $0.count) }
             if Double(nonzeros) <= Self.sparseMaximumDensity * Double(weights.count), nonzeros >= Self.sparseMinimumPerOutput * outputs {
-                let packed = try context.allocate(floatCount: (ck_spconv_packed_bytes(outputs, inputs, nonzeros) + 3) / 4)
+                let bytes = weights.withUnsafeBufferPointer { ck_spconv_packed_bytes(outputs, inputs, $0.baseAddress) }
+                let packed = try context.allocate(floatCount: (bytes + 3) / 4)
                 weights.withUnsafeBufferPointer { wp in
                     if let bias {
                         bias.withUnsafeBufferPointer { ck_spconv_pack(outputs, inputs, wp.baseAddress, $0.baseAddress, packed.raw) }
