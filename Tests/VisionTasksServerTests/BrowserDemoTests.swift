@@ -128,6 +128,85 @@ final class BrowserDemoTests: XCTestCase {
         }
     }
 
+    /// Chromium with no camera at all (its fake capture with no device): the page says that no
+    /// camera was found and stays usable by hand. Like, Nope and Reset are clicked through the
+    /// DevTools protocol and the card stack is read back after each click. The page is kept as
+    /// `browser-demo-no-camera.png` beside the other screenshot.
+    func testButtonsAndResetWorkWithoutACamera() async throws {
+        let chromium = try Self.requireChromium()
+        let work = try Self.workFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let server = try ServerFixture.server()
+        let port = PortBox()
+        let group = ServiceGroup(configuration: .init(services: [server.makeApplication { port.set($0) }], logger: server.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            defer { Task { await group.triggerGracefulShutdown() } }
+            let bound = try await port.wait()
+            let browser = try ChromiumPage(
+                chromium: chromium, work: work, url: "http://127.0.0.1:\(bound)/",
+                camera: ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream=device-count=0"])
+            defer { browser.close() }
+            let pageURL = try await browser.debuggerURL()
+            try await DevTools.run(url: pageURL) { devtools in
+                // Per card, in stack order: its name and whether it was liked, passed or is still
+                // in the stack; the tallies; the page's message.
+                let stack = """
+                    JSON.stringify({cards: [...document.querySelectorAll('#deck .card')].map((c) => c.dataset.name + ':' +
+                      (c.classList.contains('like') ? 'like' : c.classList.contains('nope') ? 'nope' : 'stack')),
+                      liked: document.getElementById('liked').textContent, passed: document.getElementById('passed').textContent,
+                      sources: window.visionTasksDemo.swipes.map((s) => s.source), connected: window.visionTasksDemo.connected,
+                      message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent})
+                    """
+                var state: [String: Any] = [:]
+                for _ in 0..<120 {  // up to 60 s
+                    state = try ServerFixture.json(try await devtools.evaluate(stack))
+                    if state["connected"] as? Bool == true, (state["message"] as? String ?? "").contains("No camera found") { break }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                XCTAssertTrue((state["message"] as? String ?? "").contains("No camera found"), "the page's message: \(state)")
+                XCTAssertEqual(state["connected"] as? Bool, true, "\(state)")
+                let names = ["Coral", "Tangerine", "Sunflower", "Mint", "Ocean", "Violet"]
+                XCTAssertEqual(state["cards"] as? [String], names.map { "\($0):stack" })
+
+                func click(_ button: String) async throws -> [String: Any] {
+                    _ = try await devtools.evaluate("document.getElementById('\(button)').click(), ''")
+                    return try ServerFixture.json(try await devtools.evaluate(stack))
+                }
+                var after = try await click("like")
+                XCTAssertEqual(after["cards"] as? [String], ["Coral:like"] + names.dropFirst().map { "\($0):stack" })
+                XCTAssertEqual(after["liked"] as? String, "1")
+                after = try await click("nope")
+                XCTAssertEqual((after["cards"] as? [String])?.prefix(3), ["Coral:like", "Tangerine:nope", "Sunflower:stack"])
+                XCTAssertEqual([after["liked"] as? String, after["passed"] as? String], ["1", "1"])
+                for button in ["like", "like", "nope", "like"] { after = try await click(button) }
+                XCTAssertEqual(
+                    after["cards"] as? [String],
+                    ["Coral:like", "Tangerine:nope", "Sunflower:like", "Mint:like", "Ocean:nope", "Violet:like"])
+                // An empty stack: one more click changes nothing.
+                after = try await click("nope")
+                XCTAssertEqual([after["liked"] as? String, after["passed"] as? String], ["4", "2"])
+                XCTAssertEqual(after["sources"] as? [String], Array(repeating: "button", count: 6))
+                // Reset: the six cards back in the stack, in order, tallies at 0; swiping starts
+                // again from the top card.
+                after = try await click("reset")
+                XCTAssertEqual(after["cards"] as? [String], names.map { "\($0):stack" })
+                XCTAssertEqual([after["liked"] as? String, after["passed"] as? String], ["0", "0"])
+                after = try await click("nope")
+                XCTAssertEqual((after["cards"] as? [String])?.prefix(2), ["Coral:nope", "Tangerine:stack"])
+                XCTAssertEqual(after["passed"] as? String, "1")
+
+                try await Task.sleep(for: .seconds(1))  // the swipe's animation (0.45 s)
+                let png = try await devtools.screenshot()
+                try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
+                try png.write(to: Self.artifacts.appendingPathComponent("browser-demo-no-camera.png"))
+                return true
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
     static func requireChromium() throws -> String {
         guard let chromium = findChromium() else {
             let message = "chromium is not installed (scripts/test installs it)"

@@ -60,6 +60,199 @@ final class LiveSessionTests: XCTestCase {
         XCTAssertFalse(expected[0].handIdentifiers.isEmpty, "video mode gives identifiers")
     }
 
+    /// The first `count` frames of a shared video as live frames: JPEG bytes and the video's
+    /// timestamps.
+    static func videoFrames(_ name: String, count: Int) throws -> [(timestamp: Int, bytes: Data)] {
+        let reader = try VideoReader(path: SharedTestData.file("media/\(name)").path)
+        var frames: [(timestamp: Int, bytes: Data)] = []
+        while frames.count < count, let frame = try reader.nextFrame() {
+            frames.append((frame.timestampInMilliseconds, Data(try ImageEncoder.jpeg(frame.image))))
+        }
+        return frames
+    }
+
+    /// A result as a session encodes it (the CLI's JSON encoder), re-serialised with sorted keys
+    /// so that two encodings compare as bytes.
+    static func canonical(_ value: some Encodable) throws -> Data {
+        try canonical(JSONSerialization.jsonObject(with: FrameRecord.makeEncoder().encode(value)))
+    }
+
+    static func canonical(_ object: Any?) throws -> Data {
+        guard let object else { throw ServerFixture.TestFailure("no result in the answer") }
+        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+
+    /// Streams `frames` on one session opened with `query` (after `options`, a JSON options
+    /// message, when given), each frame after the previous answer: the `ready` answer in force
+    /// for the frames and every result answer.
+    static func stream(
+        port: Int, query: String, options: String? = nil, frames: [(timestamp: Int, bytes: Data)]
+    ) async throws -> (ready: [String: Any], results: [[String: Any]]) {
+        let box = ResultBox<([String: Any], [[String: Any]])>()
+        try await liveSession(port: port, query: query) { reader, outbound in
+            var ready = try await reader.next(type: "ready")
+            if let options {
+                try await outbound.write(.text(options))
+                ready = try await reader.next(type: "ready")
+            }
+            var results: [[String: Any]] = []
+            for frame in frames {
+                try await outbound.write(.binary(ServerFixture.frame(frame.bytes, timestamp: frame.timestamp)))
+                results.append(try await reader.next(type: "result"))
+            }
+            box.value = (ready, results)
+            try await outbound.close(.normalClosure, reason: nil)
+        }
+        guard let value = box.value else { throw ServerFixture.TestFailure("the session gave no answers") }
+        return value
+    }
+
+    /// A video-mode `HandLandmarker` on the installed bundle with the session's options, and
+    /// the event detector a session runs after it.
+    static func handLandmarker(
+        _ server: VisionServer, mirrored: Bool = false, smoothing: Bool = false
+    ) throws -> (HandLandmarker, GestureEventDetector) {
+        let options = HandLandmarkerOptions()
+        options.baseOptions.modelAssetPath = server.configuration.models.handLandmarker
+        options.runningMode = .video
+        options.inputIsMirrored = mirrored
+        options.landmarkSmoothing = smoothing ? HandLandmarkSmoothing() : nil
+        var events = GestureEventOptions()
+        events.inputIsMirrored = mirrored
+        return (try HandLandmarker(options: options), try GestureEventDetector(options: events))
+    }
+
+    /// What the library gives for `frames` (the same JPEG bytes and timestamps), per frame:
+    /// the result's JSON, the identifiers and the events.
+    static func expectedHands(
+        _ server: VisionServer, _ frames: [(timestamp: Int, bytes: Data)], mirrored: Bool = false, smoothing: Bool = false
+    ) throws -> [(result: HandLandmarkerResult, json: Data, events: [GestureEvent])] {
+        let (landmarker, detector) = try handLandmarker(server, mirrored: mirrored, smoothing: smoothing)
+        return try frames.map { frame in
+            let image = try MPImage(data: frame.bytes)
+            let result = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestamp)
+            return (result, try canonical(result), detector.process(result, imageWidth: image.width, imageHeight: image.height))
+        }
+    }
+
+    /// Checks a hands session's answers against the library's results for the same frames.
+    static func assertEqual(
+        _ answers: [[String: Any]], _ expected: [(result: HandLandmarkerResult, json: Data, events: [GestureEvent])],
+        _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        XCTAssertEqual(answers.count, expected.count, what, file: file, line: line)
+        for (i, (answer, library)) in zip(answers, expected).enumerated() {
+            XCTAssertEqual(answer["task"] as? String, "hands", file: file, line: line)
+            XCTAssertEqual(answer["frame"] as? Int, i + 1, file: file, line: line)
+            XCTAssertEqual(try canonical(answer["hands"]), library.json, "\(what): frame \(i)", file: file, line: line)
+            XCTAssertEqual(answer["handIdentifiers"] as? [Int], library.result.handIdentifiers, "\(what): frame \(i)", file: file, line: line)
+            let events = try JSONDecoder().decode([GestureEvent].self, from: JSONSerialization.data(withJSONObject: answer["events"] ?? []))
+            XCTAssertEqual(events, library.events, "\(what): frame \(i)", file: file, line: line)
+        }
+    }
+
+    /// task=hands and task=pose: each answer equals a video-mode `HandLandmarker` (with the
+    /// event detector a session runs) or `PoseLandmarker` on the same bytes and timestamps,
+    /// as JSON, with the same identifiers and events.
+    func testHandsAndPoseResultsEqualTheLibrary() async throws {
+        let server = try ServerFixture.server()
+        let handFrames = try Self.videoFrames("video_hand_samples_test.mp4", count: 12)
+        let poseFrames = try Self.videoFrames("video_pose_squats.mp4", count: 8)
+        let hands = try Self.expectedHands(server, handFrames)
+        XCTAssertGreaterThanOrEqual(hands.filter { !$0.result.landmarks.isEmpty }.count, 10, "the frames show a hand")
+        XCTAssertFalse(hands.last?.result.handIdentifiers.isEmpty ?? true, "video mode gives identifiers")
+
+        let poseOptions = PoseLandmarkerOptions()
+        poseOptions.baseOptions.modelAssetPath = server.configuration.models.poseLandmarker
+        poseOptions.runningMode = .video
+        let poseLandmarker = try PoseLandmarker(options: poseOptions)
+        let poses = try poseFrames.map { frame in
+            try poseLandmarker.detect(videoFrame: MPImage(data: frame.bytes), timestampInMilliseconds: frame.timestamp)
+        }
+        XCTAssertTrue(poses.allSatisfy { $0.landmarks.count == 1 }, "one person in every frame")
+
+        try await server.withLive { _, port in
+            let handSession = try await Self.stream(port: port, query: "task=hands", frames: handFrames)
+            XCTAssertEqual(handSession.ready["task"] as? String, "hands")
+            try Self.assertEqual(handSession.results, hands, "task=hands")
+
+            let poseSession = try await Self.stream(port: port, query: "task=pose", frames: poseFrames)
+            XCTAssertEqual(poseSession.ready["task"] as? String, "pose")
+            XCTAssertEqual(poseSession.results.count, poses.count)
+            for (i, (answer, result)) in zip(poseSession.results, poses).enumerated() {
+                XCTAssertEqual(answer["task"] as? String, "pose")
+                XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, poseFrames[i].timestamp)
+                XCTAssertEqual(try Self.canonical(answer["pose"]), try Self.canonical(PoseRecord(result)), "task=pose: frame \(i)")
+                XCTAssertEqual(answer["poseIdentifiers"] as? [Int], result.poseIdentifiers, "task=pose: frame \(i)")
+                XCTAssertNil(answer["events"], "pose sessions have no events")
+            }
+        }
+    }
+
+    /// The session options of issue 11 take effect, in the URL and in an options message:
+    /// `mirrored=true` reports the other side for every hand (landmarks unchanged) and
+    /// `smoothing=true` changes the landmarks after the first frame; each session equals the
+    /// library with the same options on the same frames.
+    func testMirroredAndSmoothingOptionsTakeEffect() async throws {
+        let server = try ServerFixture.server()
+        let frames = try Self.videoFrames("video_hand_samples_test.mp4", count: 12)
+        let plain = try Self.expectedHands(server, frames)
+        let mirrored = try Self.expectedHands(server, frames, mirrored: true)
+        let smoothed = try Self.expectedHands(server, frames, smoothing: true)
+        let both = try Self.expectedHands(server, frames, mirrored: true, smoothing: true)
+
+        try await server.withLive { _, port in
+            let unmirrored = try await Self.stream(port: port, query: "task=hands", frames: frames)
+            try Self.assertEqual(unmirrored.results, plain, "task=hands")
+
+            // mirrored=true in the URL: the other side, the same landmarks.
+            let flipped = try await Self.stream(port: port, query: "task=hands&mirrored=true", frames: frames)
+            XCTAssertEqual(flipped.ready["mirrored"] as? Bool, true)
+            try Self.assertEqual(flipped.results, mirrored, "task=hands&mirrored=true")
+            var sides = 0
+            for (a, b) in zip(unmirrored.results, flipped.results) {
+                let handsA = a["hands"] as? [String: Any], handsB = b["hands"] as? [String: Any]
+                XCTAssertEqual(try Self.canonical(handsA?["landmarks"]), try Self.canonical(handsB?["landmarks"]))
+                let namesA = (handsA?["handedness"] as? [[[String: Any]]] ?? []).map { $0.first?["categoryName"] as? String }
+                let namesB = (handsB?["handedness"] as? [[[String: Any]]] ?? []).map { $0.first?["categoryName"] as? String }
+                XCTAssertEqual(namesA.count, namesB.count)
+                for (x, y) in zip(namesA, namesB) {
+                    XCTAssertEqual(y, x == "Left" ? "Right" : "Left", "mirrored reports the other side")
+                    sides += 1
+                }
+            }
+            XCTAssertGreaterThanOrEqual(sides, 10)
+
+            // smoothing=true in the URL: the first frame as it is, later frames smoothed.
+            let smooth = try await Self.stream(port: port, query: "task=hands&smoothing=true", frames: frames)
+            XCTAssertEqual(smooth.ready["smoothing"] as? Bool, true)
+            try Self.assertEqual(smooth.results, smoothed, "task=hands&smoothing=true")
+            // The largest coordinate difference between two answers' landmarks (normalised).
+            func difference(_ a: [String: Any], _ b: [String: Any]) throws -> Float {
+                func landmarks(_ answer: [String: Any]) throws -> [[NormalizedLandmark]] {
+                    let object = (answer["hands"] as? [String: Any])?["landmarks"] ?? []
+                    return try JSONDecoder().decode([[NormalizedLandmark]].self, from: JSONSerialization.data(withJSONObject: object))
+                }
+                let x = try landmarks(a), y = try landmarks(b)
+                guard x.count == y.count else { return .infinity }
+                return zip(x.joined(), y.joined()).map { max(abs($0.x - $1.x), abs($0.y - $1.y)) }.max() ?? 0
+            }
+            // The filter starts at the first value (up to float rounding from pixels and back).
+            XCTAssertLessThan(try difference(smooth.results[0], unmirrored.results[0]), 1e-5, "the first frame passes the filter")
+            let changes = try zip(smooth.results, unmirrored.results).dropFirst().map { try difference($0, $1) }
+            print("smoothing=true: largest landmark change per frame after the first: \(changes)")
+            XCTAssertGreaterThanOrEqual(changes.filter { $0 > 1e-3 }.count, 8, "smoothing changes the landmarks of a moving hand")
+
+            // The same options as a JSON message (here also switching the task): both at once.
+            let message = try await Self.stream(
+                port: port, query: "task=gesture", options: #"{"task": "hands", "mirrored": true, "smoothing": true}"#, frames: frames)
+            XCTAssertEqual(message.ready["task"] as? String, "hands")
+            XCTAssertEqual(message.ready["mirrored"] as? Bool, true)
+            XCTAssertEqual(message.ready["smoothing"] as? Bool, true)
+            try Self.assertEqual(message.results, both, "options message")
+        }
+    }
+
     /// Frames sent faster than they are processed: only the newest waiting frame is kept, the
     /// others are counted as dropped, and the last frame sent is always answered.
     func testOnlyTheNewestWaitingFrameIsKept() async throws {

@@ -59,27 +59,63 @@ final class HandsOverTimeMeasurementTests: XCTestCase {
         return (pairs, swaps, orderChanges, newIDs)
     }
 
+    private func handLandmarker(_ mode: RunningMode = .video) throws -> HandLandmarker {
+        let o = HandLandmarkerOptions()
+        o.baseOptions.modelAssetPath = try SharedTestData.installedModel("hand_landmarker.task").path
+        o.runningMode = mode
+        o.numHands = 2
+        return try HandLandmarker(options: o)
+    }
+
+    /// Both hand tasks (`GestureRecognizer` and `HandLandmarker` track hands the same way):
+    /// no swaps on the videos with two hands; in image mode no identifiers.
     func testHandIdentifiersNeverSwapOnTheTwoHandVideos() throws {
+        var videosWithTwoHands = 0
         for video in try ReferenceMedia.videos() {
             let reference = try video.frames(as: ReferenceLine.self)
             let wrists = reference.map { $0.gesture.landmarks.map { ($0[0].x, $0[0].y) } }
             guard wrists.contains(where: { $0.count >= 2 }) else { continue }
+            videosWithTwoHands += 1
             let mediapipe = Self.stability(points: wrists, ids: [])
             let recognizer = try recognizer()
+            let landmarker = try handLandmarker()
             let reader = try VideoReader(path: video.mediaFile.path)
             var ours: [[(Float, Float)]] = [], ids: [[Int]] = []
+            var landmarkerWrists: [[(Float, Float)]] = [], landmarkerIDs: [[Int]] = []
             while let frame = try reader.nextFrame() {
-                let r = try recognizer.recognize(
-                    videoFrame: MPImage(pixelBuffer: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
+                let image = MPImage(pixelBuffer: frame.image)
+                let r = try recognizer.recognize(videoFrame: image, timestampInMilliseconds: frame.timestampInMilliseconds)
                 XCTAssertEqual(r.handIdentifiers.count, r.landmarks.count)
                 ours.append(r.landmarks.map { ($0[0].x, $0[0].y) })
                 ids.append(r.handIdentifiers)
+                let h = try landmarker.detect(videoFrame: image, timestampInMilliseconds: frame.timestampInMilliseconds)
+                XCTAssertEqual(h.handIdentifiers.count, h.landmarks.count)
+                landmarkerWrists.append(h.landmarks.map { ($0[0].x, $0[0].y) })
+                landmarkerIDs.append(h.handIdentifiers)
             }
             let s = Self.stability(points: ours, ids: ids)
+            let l = Self.stability(points: landmarkerWrists, ids: landmarkerIDs)
             print(
-                "hand ids \(video.name): \(ours.count) frames, \(s.pairs) consecutive two-hand pairs; swaps \(s.swaps), new ids on a matched hand \(s.newIDs), distinct ids \(Set(ids.joined()).count); list order changes: ours \(s.orderChanges), MediaPipe \(mediapipe.orderChanges) of \(mediapipe.pairs)")
+                "hand ids \(video.name): \(ours.count) frames, \(s.pairs) consecutive two-hand pairs; swaps \(s.swaps), new ids on a matched hand \(s.newIDs), distinct ids \(Set(ids.joined()).count); list order changes: ours \(s.orderChanges), MediaPipe \(mediapipe.orderChanges) of \(mediapipe.pairs); HandLandmarker: \(l.pairs) pairs, swaps \(l.swaps), new ids on a matched hand \(l.newIDs), distinct ids \(Set(landmarkerIDs.joined()).count)")
             XCTAssertEqual(s.swaps, 0, video.name)
+            XCTAssertEqual(l.swaps, 0, "HandLandmarker \(video.name)")
+            XCTAssertEqual(l.pairs, s.pairs, "HandLandmarker \(video.name): the same two-hand frames")
         }
+        XCTAssertGreaterThan(videosWithTwoHands, 0, "a shared video with two hands")
+        // Image mode has no identifiers: images are independent.
+        let still = try MPImage(contentsOf: SharedTestData.file("reference/hands_two_open_palm_and_hanging.pixels.png"))
+        let imageRecognizer: GestureRecognizer = try {
+            let o = GestureRecognizerOptions()
+            o.baseOptions.modelAssetPath = try SharedTestData.installedModel("gesture_recognizer.task").path
+            o.numHands = 2
+            return try GestureRecognizer(options: o)
+        }()
+        let gestures = try imageRecognizer.recognize(image: still)
+        XCTAssertEqual(gestures.landmarks.count, 2)
+        XCTAssertEqual(gestures.handIdentifiers, [])
+        let hands = try handLandmarker(.image).detect(image: still)
+        XCTAssertEqual(hands.landmarks.count, 2)
+        XCTAssertEqual(hands.handIdentifiers, [])
     }
 
     func testPoseIdentifiersStayOnThePersonTheyTrack() throws {
