@@ -4,6 +4,7 @@ import Foundation
 /// (`MPPClassifierOptions`): used by `GestureRecognizerOptions` for the canned and the custom
 /// gesture classifiers.
 ///
+/// <!-- snippet-prelude: let options = GestureRecognizerOptions() -->
 /// ```swift
 /// let classifier = ClassifierOptions()
 /// classifier.scoreThreshold = 0.6
