@@ -26,3 +26,28 @@ public enum KernelInstructionSet: String, Sendable, CaseIterable {
         }
     }
 }
+
+extension KernelInstructionSet {
+    /// The values `VISION_TASKS_KERNELS` takes (read by the C dispatch, `dispatch.c`), and the
+    /// level each asks for. It can only lower the level: a CPU never runs kernels it lacks.
+    package static let environmentNames: [(name: String, level: KernelInstructionSet)] = [
+        ("portable", .portable), ("avx2", .avx2FMA), ("avx512", .avx512), ("neon", .neon),
+    ]
+
+    /// Why `VISION_TASKS_KERNELS=value` did not take effect (nil when it is unset or did): an
+    /// unknown name (`AVX2`, `avx-512`, `garbage`) or a level this CPU does not run (`neon` on
+    /// x86-64, `avx512` on an AVX2 CPU) is ignored by the dispatch, and a benchmark or a
+    /// comparison run would measure the CPU's level while its user believes otherwise.
+    /// `detected` is the level the dispatch settled on (`detected`, already lowered by the
+    /// variable when it could be).
+    package static func environmentProblem(_ value: String?, detected: KernelInstructionSet) -> String? {
+        guard let value else { return nil }
+        let names = environmentNames.map(\.name).joined(separator: ", ")
+        guard let requested = environmentNames.first(where: { $0.name == value })?.level else {
+            return "VISION_TASKS_KERNELS=\(value) is not a kernel level (\(names)); ignored, the kernels run \(detected.rawValue)"
+        }
+        guard requested != detected else { return nil }
+        return "VISION_TASKS_KERNELS=\(value): this CPU does not run the \(requested.rawValue) kernels; ignored, "
+            + "the kernels run \(detected.rawValue) (the variable can only lower the level)"
+    }
+}

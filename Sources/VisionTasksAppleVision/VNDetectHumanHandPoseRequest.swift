@@ -7,6 +7,8 @@ public let VNDetectHumanHandPoseRequestRevision1 = 1
 /// Finds hands and their 21 joints, as Vision's `VNDetectHumanHandPoseRequest`, running
 /// MediaPipe's hand landmarker (palm detector + hand landmark model) underneath.
 ///
+/// <!-- snippet-prelude: import VisionTasks
+/// let frame = try PixelBuffer(width: 640, height: 480, format: .rgb8, bytes: [UInt8](repeating: 0, count: 640 * 480 * 3)) -->
 /// ```swift
 /// let handPoseRequest = VNDetectHumanHandPoseRequest()
 /// handPoseRequest.maximumHandCount = 1

@@ -4,7 +4,14 @@ import VisionTasks
 /// One hand, as Vision's `VNHumanHandPoseObservation`: 21 joints in five groups, which hand
 /// it is (`chirality`), and how sure the model is that it is a hand (`confidence`).
 ///
+/// <!-- snippet-prelude: import VisionTasks
+/// let frame = try PixelBuffer(width: 640, height: 480, format: .rgb8, bytes: [UInt8](repeating: 0, count: 640 * 480 * 3))
+/// let request = VNDetectHumanHandPoseRequest()
+/// try VNImageRequestHandler(cvPixelBuffer: frame, orientation: .up, options: [:]).perform([request])
+/// guard let observation = request.results?.first else { return } -->
 /// ```swift
+/// import Foundation   // CGPoint
+///
 /// let thumbPoints = try observation.recognizedPoints(.thumb)
 /// guard let tip = thumbPoints[.thumbTip], tip.confidence > 0.3 else { return }
 /// let topLeft = CGPoint(x: tip.location.x, y: 1 - tip.location.y)

@@ -12,6 +12,9 @@ public struct VNImageOption: RawRepresentable, Hashable, Sendable {
 
 /// Performs requests on one image, as Vision's `VNImageRequestHandler`.
 ///
+/// <!-- snippet-prelude: import VisionTasks
+/// let frame = try PixelBuffer(width: 640, height: 480, format: .rgb8, bytes: [UInt8](repeating: 0, count: 640 * 480 * 3))
+/// let handPoseRequest = VNDetectHumanHandPoseRequest() -->
 /// ```swift
 /// let handler = VNImageRequestHandler(cvPixelBuffer: frame, orientation: .up, options: [:])
 /// try handler.perform([handPoseRequest])

@@ -6,6 +6,9 @@ import VisionTasks
 /// hands and bodies are followed from frame to frame (MediaPipe's video mode) instead of
 /// being searched for anew on every frame.
 ///
+/// <!-- snippet-prelude: import VisionTasks
+/// let frames = [try try PixelBuffer(width: 640, height: 480, format: .rgb8, bytes: [UInt8](repeating: 0, count: 640 * 480 * 3))]
+/// let handPoseRequest = VNDetectHumanHandPoseRequest() -->
 /// ```swift
 /// let sequenceHandler = VNSequenceRequestHandler()
 /// for frame in frames {

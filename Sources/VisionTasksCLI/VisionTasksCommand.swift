@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import LiteInterpreter
 
 /// `vision-tasks`: hand landmarks, gestures and body pose from images and videos.
 @main
@@ -17,4 +19,15 @@ struct VisionTasksCommand: AsyncParsableCommand {
             ServeCommand.self,
         ]
     )
+
+    /// Says on stderr when `VISION_TASKS_KERNELS` is set but ignored (a typo, or a level the
+    /// CPU lacks): the dispatch ignores it silently, and a run meant to compare kernel levels
+    /// measured the CPU's own level without a word. Then runs the command.
+    static func main() async {
+        let value = ProcessInfo.processInfo.environment["VISION_TASKS_KERNELS"]
+        if let problem = KernelInstructionSet.environmentProblem(value, detected: .detected) {
+            FileHandle.standardError.write(Data("vision-tasks: warning: \(problem)\n".utf8))
+        }
+        await main(nil)
+    }
 }

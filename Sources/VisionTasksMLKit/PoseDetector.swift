@@ -5,6 +5,9 @@ import VisionTasks
 /// landmarker (BlazePose) underneath.
 ///
 /// ```swift
+/// import VisionTasks   // MPImage
+/// import MediaIO       // MPImage(contentsOfFile:)
+///
 /// let options = PoseDetectorOptions()
 /// options.detectorMode = .singleImage
 /// let poseDetector = PoseDetector.poseDetector(options: options)

@@ -32,10 +32,17 @@ final class ImageHeaderTests: XCTestCase {
         guard let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else {
             return XCTFail("no SOF0 marker")
         }
-        // The second shape `scripts/fuzz http` found: a comment segment whose length is 1, which
-        // libjpeg reads as empty (and skips the bytes after it as stray); the scan gave up on it.
-        let emptyComment: [UInt8] = [0xFF, 0xFE, 0x00, 0x01, 0x2F, 0x76, 0x31]
-        for junk: [UInt8] in [[0x00], [0xFF, 0x00], [0xFF, 0xFF, 0xFF], [0x12, 0xFF, 0x00, 0x34], emptyComment, [0xFF, 0xE0, 0, 0]] {
+        // The second shape `scripts/fuzz http` found (defect 5 in docs/fuzzing.md): an APPn or
+        // COM segment whose length field is under 2, which libjpeg reads as empty (and skips the
+        // bytes after it as stray); the scan gave up on it. APP0 and COM with length 1 (each
+        // followed by bytes that are then stray), and APP0 with length 0.
+        let lengthOneAPP0: [UInt8] = [0xFF, 0xE0, 0x00, 0x01, 0x4A, 0x46, 0x49]
+        let lengthOneComment: [UInt8] = [0xFF, 0xFE, 0x00, 0x01, 0x2F, 0x76, 0x31]
+        let lengthZeroAPP0: [UInt8] = [0xFF, 0xE0, 0x00, 0x00]
+        let junks: [[UInt8]] = [
+            [0x00], [0xFF, 0x00], [0xFF, 0xFF, 0xFF], [0x12, 0xFF, 0x00, 0x34], lengthOneAPP0, lengthOneComment, lengthZeroAPP0,
+        ]
+        for junk in junks {
             let bytes = Data(jpeg[..<sof] + junk + jpeg[sof...])
             let decoded = try ImageDecoder.decode(bytes).pixels
             XCTAssertEqual([decoded.width, decoded.height], [33, 17], "\(junk)")

@@ -76,6 +76,16 @@ final class VideoTests: XCTestCase {
         guard case .truncated = failure?.reason else { return XCTFail("no truncation error: \(String(describing: failure))") }
         XCTAssertNil(try reader.nextFrame(), "the reader stays finished after the error")
 
+        // As a Sequence the same file ends quietly after the same frames; the error is left in
+        // `failure`, which the docs tell a `for frame in reader` loop to check (RunningModes.md).
+        let sequence = try VideoReader(path: cut.path)
+        var sequenceFrames = 0
+        for _ in sequence { sequenceFrames += 1 }
+        XCTAssertEqual(sequenceFrames, frames)
+        guard case .truncated = sequence.failure?.reason else {
+            return XCTFail("the Sequence left no truncation error in failure: \(String(describing: sequence.failure))")
+        }
+
         // A file whose index comes after the frames cannot be opened once cut: an error at once.
         let late = try Data(contentsOf: try SharedTestData.file("media/video_pose_squats.mp4"))
         let lateCut = dir.appendingPathComponent("late.mp4")

@@ -115,6 +115,50 @@ final class GestureCommandTests: XCTestCase {
         XCTAssertThrowsError(try run(["gesture", image, "--model", dir.appendingPathComponent("missing.task").path]))
     }
 
+    /// `--custom-allow` and `--custom-deny` warn about names the custom classifier does not
+    /// have, as `--allow` and `--deny` do for the canned one (found by the audit of issue 16:
+    /// before, only the canned lists were checked, against a fixed list of names).
+    func testEveryClassifierListWarnsAboutNamesItsClassifierDoesNotHave() throws {
+        let operations = try SharedTestData.installedModel("operations.task").path
+        func classifierNames(_ model: String) throws -> GestureClassifierNames {
+            let baseOptions = BaseOptions()
+            baseOptions.modelAssetPath = model
+            return try GestureClassifierNames(baseOptions: baseOptions)
+        }
+        func warnings(_ model: String, _ arguments: [String]) throws -> [String] {
+            try GestureCommand.parse(["x.jpg"] + arguments).classifierListWarnings(names: try classifierNames(model))
+        }
+        // operations.task's custom classifier is labelled (none, divide, equal, multiply, ...),
+        // its canned one is not (the canned gesture names stand in).
+        let names = try classifierNames(operations)
+        XCTAssertEqual(names.canned, CannedGesture.allCases.map(\.rawValue))
+        XCTAssertTrue(["none", "divide", "equal", "multiply"].allSatisfy { names.custom?.contains($0) ?? false }, "\(names)")
+
+        XCTAssertEqual(try warnings(operations, ["--custom-allow", "divide,equal"]), [])
+        XCTAssertEqual(try warnings(operations, ["--custom-deny", "none"]), [])
+        for flag in ["--custom-allow", "--custom-deny"] {
+            let found = try warnings(operations, [flag, "Divide, equal,plus_sign,plus_sign"])
+            XCTAssertEqual(found.count, 1, "\(found)")
+            XCTAssertTrue(
+                found.first?.hasPrefix("warning: \(flag): the custom classifier has no gesture named Divide, plus_sign (") ?? false,
+                "\(found)")
+            XCTAssertTrue(found.first?.contains("divide") ?? false, "the names it has are listed: \(found)")
+        }
+        // Both kinds of list at once, each checked against its own classifier.
+        let both = try warnings(operations, ["--allow", "divide", "--custom-deny", "Thumb_Up"])
+        XCTAssertEqual(both.count, 2, "\(both)")
+        XCTAssertTrue(both.contains { $0.hasPrefix("warning: --allow: no canned gesture is named divide (") }, "\(both)")
+        XCTAssertTrue(both.contains { $0.hasPrefix("warning: --custom-deny: the custom classifier has no gesture named Thumb_Up (") }, "\(both)")
+
+        // A bundle without a custom classifier: a custom list has no effect at all.
+        let canned = try SharedTestData.installedModel("gesture_recognizer.task").path
+        XCTAssertNil(try classifierNames(canned).custom)
+        XCTAssertEqual(
+            try warnings(canned, ["--custom-allow", "divide"]),
+            ["warning: --custom-allow: the model has no custom gesture classifier; the list has no effect"])
+        XCTAssertEqual(try warnings(canned, ["--allow", "Thumb_Up,Victory"]), [])
+    }
+
     func testHandsImagePrintsTheReferenceFormat() throws {
         let image = try SharedTestData.file("reference/hand_victory_right_01.pixels.png").path
         let record = try object(try run(["hands", image]))

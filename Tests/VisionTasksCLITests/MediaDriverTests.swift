@@ -130,6 +130,20 @@ final class MediaDriverTests: XCTestCase {
         XCTAssertThrowsError(try RawFrameSpec(parsing: "70000x2:rgb24"))
     }
 
+    /// Found by the hostile pass after the issue 15/16 audit: sides that were not numbers were
+    /// dropped, so these read as 640x480 (or 640x48) and ran on frames of a size nobody gave.
+    func testRawSpecsWithOddSidesAreRefused() throws {
+        for odd in ["640xabcx480:rgb24", "640xx480:rgb24", "x640x480:rgb24", "640x480x:rgb24", "640x 480:rgb24",
+                    "640x+480:rgb24", "640x-480:rgb24", "640x٤٨٠:rgb24", "640x480x3:rgb24", "640:rgb24", "x:rgb24", ":rgb24"] {
+            XCTAssertThrowsError(try RawFrameSpec(parsing: odd), odd) {
+                XCTAssertTrue("\($0)".contains("WIDTHxHEIGHT:FORMAT") || "\($0)".contains("--raw"), "\(odd): \($0)")
+            }
+        }
+        let spec = try RawFrameSpec(parsing: "640X0480:RGB24")
+        XCTAssertEqual([spec.width, spec.height], [640, 480])
+        XCTAssertEqual(spec.formatName, "rgb24")
+    }
+
     func testMissingInputFailsAndProgressFormats() throws {
         XCTAssertFalse(try run([dir.appendingPathComponent("missing.jpg").path]).ok)
         XCTAssertEqual(ProgressReporter.clock(75), "1:15")

@@ -11,6 +11,18 @@ final class ModelsCommandTests: XCTestCase {
         XCTAssertEqual((install as? ModelsInstallCommand)?.quiet, true)
     }
 
+    /// Found by the hostile pass after the issue 15/16 audit: with a file as the model folder,
+    /// `models list` listed every model as missing (and said to run an install, which then
+    /// refused the folder). It now says what the install says.
+    func testListRefusesAFileAsTheModelFolder() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("models-list-\(UUID().uuidString)")
+        try Data("not a folder".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        XCTAssertThrowsError(try ModelsListCommand.parse(["--directory", file.path]).run()) {
+            XCTAssertTrue("\($0)".contains("is a file, not a folder"), "\($0)")
+        }
+    }
+
     func testSizeFormatting() {
         XCTAssertEqual(ModelsListCommand.formatted(512), "512 B")
         XCTAssertEqual(ModelsListCommand.formatted(6928), "6.8 KB")

@@ -5,7 +5,9 @@ import Foundation
 /// several `Interpreter`s (on different threads) can share it and its prepared weights.
 ///
 /// ```swift
-/// let model = try Model(contentsOf: url)
+/// import Foundation   // URL
+///
+/// let model = try Model(contentsOf: URL(fileURLWithPath: "hand_landmark_full.tflite"))
 /// let interpreter = try Interpreter(model: model)
 /// ```
 public final class Model: Sendable {

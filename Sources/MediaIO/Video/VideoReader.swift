@@ -19,8 +19,18 @@ import VisionTasks
 /// Damaged files: frames that decode are delivered; when the stream ends, an error says what
 /// was wrong (packets that failed to decode, or fewer frames than the container declares).
 ///
-/// Use it as a `Sequence` (iteration stops at the first error, then left in `failure`), as an
-/// `AsyncSequence` (errors are thrown), or call `nextFrame()` yourself.
+/// Call `nextFrame()`, which throws, until it returns nil:
+///
+/// ```swift
+/// let reader = try VideoReader(path: "clip.mp4")
+/// while let frame = try reader.nextFrame() {
+///     print(frame.timestampInMilliseconds, frame.image.width, frame.image.height)
+/// }
+/// ```
+///
+/// It is also an `AsyncSequence` (`for try await frame in reader`, errors are thrown) and a
+/// `Sequence`; a `for frame in reader` loop cannot throw, so it stops quietly at the first error
+/// and leaves it in `failure`: check that after the loop, or a damaged file reads as a short one.
 ///
 /// Live sources (a V4L2 camera, RTSP, HTTP MJPEG, UDP MPEG-TS...) open with
 /// `init(source:options:)`: reads are bounded by a timeout and can be ended from another
@@ -35,7 +45,8 @@ public final class VideoReader: Sequence, AsyncSequence {
     public let path: String
     /// What the file declares.
     public let info: VideoInfo
-    /// The error that ended a `Sequence` iteration, if any.
+    /// The error that ended a `Sequence` iteration, if any. A `for frame in reader` loop ends
+    /// the same way at the end of the file and at a decode error: check this after it.
     public private(set) var failure: MediaError?
 
     private var format: UnsafeMutablePointer<AVFormatContext>?

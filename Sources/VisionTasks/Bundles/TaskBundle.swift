@@ -8,6 +8,7 @@ import LiteInterpreter
 /// `hand_landmarks_detector.tflite` in `hand_landmarker.task`, so Google's official bundles and the
 /// ones `vision-tasks models install` assembles are read the same way:
 ///
+/// <!-- snippet-skip: TaskBundle is package API, which users cannot call and DocC does not show -->
 /// ```swift
 /// let bundle = try TaskBundle(contentsOf: modelsFolder.appendingPathComponent("gesture_recognizer.task"))
 /// let detector = try bundle.member(named: "hand_detector.tflite")   // found in hand_landmarker.task

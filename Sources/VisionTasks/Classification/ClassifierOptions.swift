@@ -4,6 +4,7 @@ import Foundation
 /// (`MPPClassifierOptions`): used by `GestureRecognizerOptions` for the canned and the custom
 /// gesture classifiers.
 ///
+/// <!-- snippet-prelude: let options = GestureRecognizerOptions() -->
 /// ```swift
 /// let classifier = ClassifierOptions()
 /// classifier.scoreThreshold = 0.6
@@ -46,7 +47,8 @@ public final class ClassifierOptions: @unchecked Sendable {
     /// Only these category names are kept. Needs labels in the model's metadata; cannot be
     /// combined with `categoryDenylist`. As in MediaPipe, names the model does not have are
     /// ignored without an error (names are case-sensitive: `thumb_up` is not `Thumb_Up`), so a
-    /// list of only unknown names filters nothing. The CLI's `--allow` and `--deny` warn about them.
+    /// list of only unknown names filters nothing. The CLI's `--allow`, `--deny`, `--custom-allow`
+    /// and `--custom-deny` warn about them.
     public var categoryAllowlist: [String]? {
         get { lock.withLock { _categoryAllowlist } }
         set { lock.withLock { _categoryAllowlist = newValue } }

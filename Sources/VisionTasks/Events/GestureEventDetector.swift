@@ -4,9 +4,11 @@ import Foundation
 /// addition; MediaPipe leaves this to app code): `thumbsUp`, `thumbsDown`, `swipeLeft`,
 /// `swipeRight`, per hand, each once per gesture.
 ///
+/// <!-- snippet-prelude: let recognizer = try GestureRecognizer(options: GestureRecognizerOptions())
+/// let frame = try MPImage(pixels: [UInt8](repeating: 0, count: 640 * 480 * 3), width: 640, height: 480, format: .rgb8)
+/// let t = 0 -->
 /// ```swift
-/// let detector = try GestureEventDetector()
-/// detector.delegate = self                        // and/or: for await e in detector.events() { ... }
+/// let detector = try GestureEventDetector()     // events also reach detector.delegate and detector.events()
 /// let result = try recognizer.recognize(videoFrame: frame, timestampInMilliseconds: t)
 /// for event in detector.process(result, imageWidth: frame.width, imageHeight: frame.height) {
 ///     print(event.kind, event.handIdentifier, event.handedness)

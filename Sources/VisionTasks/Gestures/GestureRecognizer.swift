@@ -6,6 +6,8 @@ import Foundation
 /// classifier's), the handedness and the 21 landmarks in image and world coordinates.
 ///
 /// ```swift
+/// import MediaIO   // MPImage(contentsOfFile:)
+///
 /// let recognizer = try GestureRecognizer(modelPath: "gesture_recognizer.task")
 /// let result = try recognizer.recognize(image: try MPImage(contentsOfFile: "thumbs_up.jpg"))
 /// for gesture in result.gestures {

@@ -1,6 +1,8 @@
 /// The 21 hand landmarks of MediaPipe's hand landmark model, by their index in
 /// `HandLandmarkerResult.landmarks[i]` and `.worldLandmarks[i]` (MediaPipe's `HandLandmark`).
 ///
+/// <!-- snippet-prelude: let result = try HandLandmarker(modelPath: "hand_landmarker.task").detect(
+///     image: try MPImage(pixels: [UInt8](repeating: 0, count: 12), width: 2, height: 2, format: .rgb8)) -->
 /// ```swift
 /// let tip = result.landmarks[0][HandLandmark.indexFingerTIP.rawValue]
 /// ```

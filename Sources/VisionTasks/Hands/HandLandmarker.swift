@@ -5,6 +5,8 @@ import Foundation
 /// each is a left or right hand.
 ///
 /// ```swift
+/// import MediaIO   // MPImage(contentsOfFile:)
+///
 /// let landmarker = try HandLandmarker(modelPath: "hand_landmarker.task")
 /// let result = try landmarker.detect(image: try MPImage(contentsOfFile: "hand.jpg"))
 /// for (hand, handedness) in zip(result.landmarks, result.handedness) {

@@ -4,6 +4,8 @@
 /// "Left" and "right" are the person's own sides (a person facing the camera has their left
 /// side on the right of the image).
 ///
+/// <!-- snippet-prelude: let result = try PoseLandmarker(modelPath: "pose_landmarker_full.task").detect(
+///     image: try MPImage(pixels: [UInt8](repeating: 0, count: 12), width: 2, height: 2, format: .rgb8)) -->
 /// ```swift
 /// let nose = result.landmarks[0][PoseLandmark.nose.rawValue]
 /// ```

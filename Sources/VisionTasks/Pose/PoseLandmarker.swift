@@ -5,6 +5,8 @@ import Foundation
 /// coordinates, with visibility and presence, and optionally a segmentation mask per pose.
 ///
 /// ```swift
+/// import MediaIO   // MPImage(contentsOfFile:)
+///
 /// let landmarker = try PoseLandmarker(modelPath: "pose_landmarker_full.task")
 /// let result = try landmarker.detect(image: try MPImage(contentsOfFile: "person.jpg"))
 /// for pose in result.landmarks {

@@ -39,8 +39,13 @@ struct InputFiles: Sendable {
     private var paths: [FileIdentity: String] = [:]
 
     init(_ inputs: [MediaInput]) {
-        for input in inputs where input.path != "-" {
-            if let identity = FileIdentity(path: input.path) { paths[identity] = input.path }
+        self.init(paths: inputs.map(\.path))
+    }
+
+    /// The files at `paths` (`-`, standard input, is none).
+    init(paths: [String]) {
+        for path in paths where path != "-" {
+            if let identity = FileIdentity(path: path) { self.paths[identity] = path }
         }
     }
 

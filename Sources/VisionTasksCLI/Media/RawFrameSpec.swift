@@ -22,8 +22,12 @@ struct RawFrameSpec: Sendable, Equatable {
     /// `nv12full` is full range.
     init(parsing text: String) throws {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-        let size = parts.first?.lowercased().split(separator: "x").compactMap { Int($0) } ?? []
-        guard parts.count == 2, size.count == 2, let format = Self.formatNames[parts[1].lowercased()] else {
+        // Exactly two plain decimal numbers around one "x": before, sides that were not numbers
+        // were dropped, so "640xabcx480" and "640xx480" read as 640x480.
+        let sides = parts.first?.lowercased().split(separator: "x", omittingEmptySubsequences: false) ?? []
+        let size = sides.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+            ? sides.compactMap { Int($0) } : []
+        guard parts.count == 2, sides.count == 2, size.count == 2, let format = Self.formatNames[parts[1].lowercased()] else {
             throw MediaError(source: "--raw", reason: .invalidArgument(
                 "'\(text)' is not WIDTHxHEIGHT:FORMAT with FORMAT one of rgb24, rgba, bgra, gray, nv12, nv12full"))
         }

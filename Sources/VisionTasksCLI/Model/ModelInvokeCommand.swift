@@ -56,15 +56,27 @@ struct ModelInvokeCommand: ParsableCommand {
         } catch {
             throw ModelCommandError(description: "cannot create \(outputDirectory): \(error.localizedDescription)")
         }
-        for i in 0..<interpreter.outputTensorCount {
+        // No output may replace an input (`--input out/output0.f32 --output-dir out`, chaining
+        // two models, replaced the input file) or the model: all are checked before any is written.
+        let outputPaths = (0..<interpreter.outputTensorCount).map { directory.appendingPathComponent("output\($0).f32").path }
+        let protected = InputFiles(paths: inputs + [file])
+        do {
+            for path in outputPaths { try protected.checkNotAnInput(path) }
+        } catch {
+            throw ModelCommandError(description: "\(error)")
+        }
+        for (i, path) in outputPaths.enumerated() {
             let tensor = try interpreter.output(at: i)
-            let url = directory.appendingPathComponent("output\(i).f32")
             do {
-                try tensor.data.write(to: url)
+                // Opened as a normal program opens a file (written in place, symlinks followed),
+                // every write checked (a full disk is an error).
+                let output = try OutputFile(path: path, inputs: protected)
+                try output.write(tensor.data)
+                try output.close()
             } catch {
-                throw ModelCommandError(description: "cannot write \(url.path): \(error.localizedDescription)")
+                throw ModelCommandError(description: "cannot write \(path): \(error)")
             }
-            print("output \(i): \(tensor.name) \(tensor.shape) -> \(url.path)")
+            print("output \(i): \(tensor.name) \(tensor.shape) -> \(path)")
         }
     }
 

@@ -15,6 +15,14 @@ struct ModelsListCommand: ParsableCommand {
     func run() throws {
         let folder = directory.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelStore.defaultDirectory
         let store = ModelStore(directory: folder)
+        // Before, a file as the folder (VISION_TASKS_MODELS=/etc/passwd) listed every model as
+        // "missing", as if an install would help; the install then refused the folder.
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ModelInstallerError.fileSystem(
+                path: folder.path,
+                reason: "is a file, not a folder; the model folder ($VISION_TASKS_MODELS, or --directory) must be a directory")
+        }
         print("Model folder: \(folder.path)")
         var unusable = 0
         let width = (ModelFile.allCases.map(\.fileName.count).max() ?? 0) + 2

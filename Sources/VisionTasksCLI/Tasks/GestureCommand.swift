@@ -72,24 +72,53 @@ struct GestureCommand: ParsableCommand {
             scoreThreshold: threshold ?? 0, categoryAllowlist: names(allow), categoryDenylist: names(deny))
     }
 
-    /// Names in `--allow` or `--deny` that are not canned gestures: MediaPipe ignores them
-    /// silently, so a typo (`thumb_up`) would filter nothing without a word.
-    static func unknownCannedNames(_ list: String?) -> [String] {
-        let known = Set(CannedGesture.allCases.map(\.rawValue))
-        return (classifier(threshold: nil, allow: list, deny: nil)?.categoryAllowlist ?? []).filter { !known.contains($0) }
+    /// One warning for each allow or deny list (`--allow`, `--deny`, `--custom-allow`,
+    /// `--custom-deny`) that names a class its classifier does not have: MediaPipe ignores such
+    /// names silently, so a typo (`thumb_up`) would filter nothing without a word. `names` are
+    /// the classifiers' names read from the model (nil when it could not be read: then the
+    /// canned lists are checked against the canned gesture names, and creating the task reports
+    /// what is wrong with the model).
+    func classifierListWarnings(names: GestureClassifierNames?) -> [String] {
+        func list(_ value: String?) -> [String] {
+            (Self.classifier(threshold: nil, allow: value, deny: nil)?.categoryAllowlist ?? []).filter { !$0.isEmpty }
+        }
+        var warnings: [String] = []
+        let canned = names?.canned ?? CannedGesture.allCases.map(\.rawValue)
+        for (flag, value) in [("--allow", allow), ("--deny", deny)] {
+            let unknown = GestureClassifierNames.unknown(list(value), known: canned)
+            if !unknown.isEmpty {
+                warnings.append(
+                    "warning: \(flag): no canned gesture is named \(unknown.joined(separator: ", ")) (names are case-sensitive: "
+                        + canned.joined(separator: ", ") + "); such names match nothing")
+            }
+        }
+        guard let names else { return warnings }
+        for (flag, value) in [("--custom-allow", customAllow), ("--custom-deny", customDeny)] where value != nil {
+            guard let custom = names.custom else {
+                warnings.append("warning: \(flag): the model has no custom gesture classifier; the list has no effect")
+                continue
+            }
+            let unknown = GestureClassifierNames.unknown(list(value), known: custom)
+            if !unknown.isEmpty, !custom.isEmpty {
+                warnings.append(
+                    "warning: \(flag): the custom classifier has no gesture named \(unknown.joined(separator: ", ")) "
+                        + "(names are case-sensitive: " + custom.joined(separator: ", ") + "); such names match nothing")
+            }
+        }
+        return warnings
     }
 
     func run() throws {
-        for (flag, list) in [("--allow", allow), ("--deny", deny)] {
-            let unknown = Self.unknownCannedNames(list)
-            if !unknown.isEmpty {
-                MediaDriver.report(
-                    "warning: \(flag): no canned gesture is named \(unknown.joined(separator: ", ")) (names are case-sensitive: "
-                        + CannedGesture.allCases.map(\.rawValue).joined(separator: ", ") + "); such names match nothing")
+        let modelPath = try hands.model.modelPath(default: .gestureRecognizerBundle)
+        if allow != nil || deny != nil || customAllow != nil || customDeny != nil {
+            let baseOptions = BaseOptions()
+            baseOptions.modelAssetPath = modelPath
+            for warning in classifierListWarnings(names: try? GestureClassifierNames(baseOptions: baseOptions)) {
+                MediaDriver.report(warning)
             }
         }
         var processor = TaskFrameProcessor.gestures(
-            modelPath: try hands.model.modelPath(default: .gestureRecognizerBundle), settings: hands,
+            modelPath: modelPath, settings: hands,
             canned: Self.classifier(threshold: scoreThreshold, allow: allow, deny: deny),
             custom: Self.classifier(threshold: customScoreThreshold, allow: customAllow, deny: customDeny))
         try processor.run(media: media)
