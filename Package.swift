@@ -5,6 +5,9 @@ import PackageDescription
 
 let package = Package(
     name: "VisionTasks",
+    // macOS 14: HummingbirdWebSocket (the server's live sessions) declares macOS 14, and SwiftPM
+    // applies a package's one minimum to all its products, so even VisionTasks alone needs 14.
+    // Packages that depend on this one (Examples/, Tests/Consumer) declare the same.
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "VisionTasks", targets: ["VisionTasks"]),

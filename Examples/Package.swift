@@ -18,7 +18,8 @@ let mediaIO = Target.Dependency.product(name: "MediaIO", package: "VisionTasks")
 
 let package = Package(
     name: "VisionTasksExamples",
-    platforms: [.macOS(.v13)],
+    // VisionTasks' own minimum (macOS 14, see its Package.swift): not lower than the dependency's.
+    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "gesture-photo", targets: ["GesturePhoto"]),
         .executable(name: "hand-tracking-video", targets: ["HandTrackingVideo"]),

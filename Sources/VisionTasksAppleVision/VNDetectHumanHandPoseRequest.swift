@@ -17,12 +17,18 @@ public let VNDetectHumanHandPoseRequestRevision1 = 1
 /// guard let observation = handPoseRequest.results?.first else { return }
 /// ```
 ///
-/// Results are ordered largest hand first. The model is `hand_landmarker.task` in the model
-/// folder (`ModelStore.defaultDirectory`) unless `modelAssetPath` names another bundle; a
-/// missing model makes `perform` throw `VNError(.invalidModel)`.
+/// Results are ordered largest hand first (the area of the joints' bounding box), as Vision
+/// orders them. The model is `hand_landmarker.task` in the model folder
+/// (`ModelStore.defaultDirectory`) unless `modelAssetPath` names another bundle; a missing
+/// model makes `perform` throw `VNError(.invalidModel)`.
 public final class VNDetectHumanHandPoseRequest: VNRequest, @unchecked Sendable {
-    /// The most hands to report (default 2, at least 1). Which hands are kept when more are
-    /// visible is decided by the palm detector's scores, as in MediaPipe.
+    /// The most hands to report (default 2, at least 1), the largest ones, as in Vision.
+    ///
+    /// Underneath, the hand landmarker looks for `max(2, maximumHandCount)` hands (the palm
+    /// detector's best-scored ones, as MediaPipe's `numHands`); of those the largest
+    /// `maximumHandCount` are reported. So with 1, the larger of two visible hands is the
+    /// one reported, whichever the palm detector scored higher; with 2 or more and more hands
+    /// visible than that, the palm detector's scores decide which hands are looked at.
     public var maximumHandCount = 2
 
     /// VisionTasks' addition: a hand landmarker `.task` bundle to use instead of
@@ -43,7 +49,7 @@ public final class VNDetectHumanHandPoseRequest: VNRequest, @unchecked Sendable 
         guard maximumHandCount >= 1 else {
             throw VNError(.invalidOption, "maximumHandCount must be at least 1, got \(maximumHandCount)")
         }
-        let path = resolvedModelAssetPath, count = maximumHandCount
+        let path = resolvedModelAssetPath, count = Self.landmarkerHandCount(maximumHandCount)
         let result = try slot.detect(frame, settings: [path, count]) { mode in
             let options = HandLandmarkerOptions()
             options.baseOptions.modelAssetPath = path
@@ -60,6 +66,13 @@ public final class VNDetectHumanHandPoseRequest: VNRequest, @unchecked Sendable 
                 mirrored: frame.mirrored)
             hands.append((observation, ObservationConversion.boxArea(landmarks, width: frame.image.width, height: frame.image.height)))
         }
-        results = ObservationConversion.largestFirst(hands)
+        results = Array(ObservationConversion.largestFirst(hands).prefix(maximumHandCount))
     }
+
+    /// How many hands the hand landmarker looks for so that the largest `maximumHandCount`
+    /// can be reported: at least 2 (MediaPipe's default `numHands`), so that a request for one
+    /// hand still sees a second, larger one. The price, with `maximumHandCount` 1: a second
+    /// visible hand costs one more run of the hand landmark model, and in a sequence the palm
+    /// detector keeps running while fewer than two hands are tracked (as with the default 2).
+    static func landmarkerHandCount(_ maximumHandCount: Int) -> Int { max(2, maximumHandCount) }
 }

@@ -3,6 +3,8 @@ import MediaIO
 import VisionTasks
 import VisionTasksAppleVision
 
+/// Vision's handlers for files and encoded bytes: JPEG and PNG, decoded with MediaIO (so this
+/// module, unlike `VisionTasksAppleVision`, needs libjpeg-turbo, libpng and FFmpeg).
 extension VNImageRequestHandler {
     /// A handler for the JPEG or PNG file at `url` (Vision's `init(url:orientation:options:)`).
     /// The file is decoded on the first perform (its EXIF orientation applied, then

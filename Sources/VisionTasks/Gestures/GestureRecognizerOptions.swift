@@ -76,7 +76,8 @@ public final class GestureRecognizerOptions: @unchecked Sendable {
     /// VisionTasks' addition: whether the input frames are mirror images (a selfie camera or
     /// preview that flips its frames, a mirrored screen capture). Default false: handedness
     /// is the model's, as in MediaPipe. Measured on unmirrored photos, MediaPipe's model
-    /// reports the hand's real side (5 of 6 shared photos whose side is known), so for
+    /// reports the hand's real side (on 8 of the 9 shared photos whose side is named and where
+    /// a hand is found: docs/apple-vision.md, "Chirality: the evidence"), so for
     /// mirrored frames, where a right hand looks like a left one, `true` flips "Left" and
     /// "Right" to report the real side again. Landmarks stay in the frame's coordinates.
     public var inputIsMirrored: Bool {

@@ -11,8 +11,9 @@ public struct HandLandmarkerResult: Sendable, Hashable, Codable {
     public var worldLandmarks: [[Landmark]]
     /// Per hand, one category: "Left" or "Right" with its score, as MediaPipe reports it.
     /// MediaPipe's older docs say the model assumes a mirrored (selfie) image, but on
-    /// unmirrored photos it mostly reports the hand's real side (5 of the 6 shared photos
-    /// whose side is known); for mirrored frames set the options' `inputIsMirrored`.
+    /// unmirrored photos it mostly reports the hand's real side (8 of the 9 shared photos
+    /// whose side is named and where a hand is found; docs/apple-vision.md, "Chirality: the
+    /// evidence"); for mirrored frames set the options' `inputIsMirrored`.
     public var handedness: [[ResultCategory]]
     /// The timestamp of the frame (0 in image mode).
     public var timestampInMilliseconds: Int
