@@ -155,7 +155,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         return copy
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input)
         let y = try memory.mutablePointer(output)
         let pixels = batch * outputHeight * outputWidth
@@ -244,7 +244,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     /// The indirect GEMM over whole kernel rows (`mergesKernelRows`); kernel rows that stick
     /// out of the image on the left or right are assembled with zeros before each run.
     private func bindMergedRows(x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, packed: AlignedBuffer, half: Bool,
-                                residual: UnsafePointer<Float>?, post: PostActivation) -> any BoundOperation {
+                                residual: UnsafePointer<Float>?, post: PostActivation) -> BoundOperation {
         let pixels = batch * outputHeight * outputWidth
         let run = kernelWidth * inputChannels
         let zeroRow = AlignedBuffer(floatCount: run)
@@ -387,7 +387,7 @@ final class BoundClosureWith: BoundOperation {
         self.body = body
     }
 
-    func run(pool: OpaquePointer?) { body(pool) }
+    override func run(pool: OpaquePointer?) { body(pool) }
 }
 
 /// One pointer per output pixel and kernel tap, owned by a bound convolution.
@@ -430,7 +430,7 @@ final class BoundGEMM: BoundOperation {
         self.keepAlive = keepAlive
     }
 
-    func run(pool: OpaquePointer?) {
+    override func run(pool: OpaquePointer?) {
         ck_gemm(params.pointer, pool)
         post.run()
     }
@@ -455,7 +455,7 @@ final class BoundIGEMM: BoundOperation {
         self.patches = patches
     }
 
-    func run(pool: OpaquePointer?) {
+    override func run(pool: OpaquePointer?) {
         prepare?()
         ck_igemm(params.pointer, pool)
         post.run()

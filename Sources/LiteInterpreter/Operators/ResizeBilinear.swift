@@ -33,7 +33,7 @@ struct ResizeBilinearOperation: PreparedOperation {
                                          half_pixel_centers: halfPixelCenters ? 1 : 0, input: nil, output: nil))
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         var params = parameters
         params.input = try memory.pointer(input)
         params.output = try memory.mutablePointer(output)
