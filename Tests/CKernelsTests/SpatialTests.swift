@@ -68,7 +68,8 @@ final class SpatialTests: XCTestCase {
                         out.withUnsafeMutableBufferPointer { op in
                             var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow,
                                                      align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
-                                                     input: ip.baseAddress, output: op.baseAddress)
+                                                     input: ip.baseAddress, output: op.baseAddress,
+                                                     out_min: -.infinity, out_max: .infinity)
                             ck_resize_bilinear(&p, nil)
                         }
                     }
@@ -86,11 +87,22 @@ final class SpatialTests: XCTestCase {
         corners.withUnsafeBufferPointer { ip in
             out.withUnsafeMutableBufferPointer { op in
                 var p = ck_resize_params(batch: 1, in_h: 2, in_w: 2, channels: 1, out_h: 3, out_w: 3, align_corners: 1,
-                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress)
+                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress,
+                                         out_min: -.infinity, out_max: .infinity)
                 ck_resize_bilinear(&p, nil)
             }
         }
         XCTAssertEqual(out, [1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4])
+        // The clamp (a convolution's activation run after the resize instead of before).
+        corners.withUnsafeBufferPointer { ip in
+            out.withUnsafeMutableBufferPointer { op in
+                var p = ck_resize_params(batch: 1, in_h: 2, in_w: 2, channels: 1, out_h: 3, out_w: 3, align_corners: 1,
+                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress,
+                                         out_min: 1.75, out_max: 3.25)
+                ck_resize_bilinear(&p, nil)
+            }
+        }
+        XCTAssertEqual(out, [1.75, 1.75, 2, 2, 2.5, 3, 3, 3.25, 3.25])
     }
 
     func testPadCopyAndReduce() {

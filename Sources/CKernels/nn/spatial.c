@@ -107,14 +107,23 @@ resize_row_body(const ck_resize_params *p, float scale_y, size_t row, size_t fir
     const float *image = p->input + b * p->in_h * p->in_w * c;
     const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
     float *out = p->output + (row * p->out_w + first_column) * c;
+    const float lo = p->out_min, hi = p->out_max;
+    const int clamp = lo != -INFINITY || hi != INFINITY;
     for (size_t i = 0; i < columns; i++, out += c) {
         const float dx = dxs[i];
         const float w00 = (1.0f - dy) * (1.0f - dx), w10 = dy * (1.0f - dx);
         const float w01 = (1.0f - dy) * dx, w11 = dy * dx;
         const float *v00 = row0 + x0s[i], *v10 = row1 + x0s[i];
         const float *v01 = row0 + x1s[i], *v11 = row1 + x1s[i];
-        for (size_t q = 0; q < c; q++) {
-            out[q] = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+        if (clamp) {
+            for (size_t q = 0; q < c; q++) {
+                const float v = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+                out[q] = CK_MIN(CK_MAX(v, lo), hi);
+            }
+        } else {
+            for (size_t q = 0; q < c; q++) {
+                out[q] = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+            }
         }
     }
 }

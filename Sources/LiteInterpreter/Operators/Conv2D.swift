@@ -11,7 +11,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     let batch: Int
     var inputHeight: Int, inputWidth: Int
     let inputChannels: Int
-    let outputHeight: Int, outputWidth: Int, outputChannels: Int
+    var outputHeight: Int, outputWidth: Int
+    let outputChannels: Int
     let kernelHeight: Int, kernelWidth: Int
     let strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
     var padTop: Int, padLeft: Int
@@ -120,6 +121,22 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
             padTop: vertical.before, padLeft: horizontal.before,
             weights: packed, zeros: try context.allocate(floatCount: c),
             activation: try OutputActivation(options.activation, context: context))
+    }
+
+    /// This pointwise convolution (1x1, stride 1, no padding) without its activation, applied
+    /// to `input`, an image of `height` x `width` pixels, writing `output`; nil for other
+    /// convolutions. Every pixel goes through the same weights, so only the pixel count changes.
+    func pointwiseWithoutActivation(on input: Int, height: Int, width: Int, output: Int) -> Conv2DOperation? {
+        guard isPointwise else { return nil }
+        var copy = self
+        copy.activation = .none
+        copy.input = input
+        copy.output = output
+        copy.inputHeight = height
+        copy.inputWidth = width
+        copy.outputHeight = height
+        copy.outputWidth = width
+        return copy
     }
 
     /// Sparse weights run only as a 1x1 convolution without padding, so they take no PAD.
