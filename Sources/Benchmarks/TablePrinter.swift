@@ -24,8 +24,11 @@ struct TablePrinter {
     }
 }
 
-/// Milliseconds with two decimals (more below 1 ms).
+/// Milliseconds with three significant digits (two decimals at least): 2.73, 0.771, 0.0152.
+/// (The tiny models' times, around 0.01 ms, need the third digit for a ratio to mean anything.)
 func formatMilliseconds(_ value: Double?) -> String {
     guard let value else { return "n/a" }
-    return String(format: value < 0.01 ? "%.4f" : value < 1 ? "%.3f" : "%.2f", value)
+    guard value > 0, value.isFinite else { return String(format: "%.2f", value) }
+    let decimals = max(2, 2 - Int(log10(value).rounded(.down)))
+    return String(format: "%.\(decimals)f", value)
 }

@@ -165,7 +165,6 @@ final class AVX512KernelTests: XCTestCase {
                 let a = randomFloats(m * k, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
                 let weights = randomFloats(n * k, &g).map { Float.random(in: 0..<1, using: &g) < density ? $0 : 0 }
                 let residual = randomFloats(m * (n + 3), &g, in: -3...3)
-                let nonzeros = ck_count_nonzero(weights, weights.count)
                 let packed = UnsafeMutableRawPointer.allocate(byteCount: ck_spconv_packed_bytes(n, k, weights), alignment: 64)
                 defer { packed.deallocate() }
                 ck_spconv_pack(n, k, weights, bias, packed)

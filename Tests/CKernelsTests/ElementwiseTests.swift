@@ -46,6 +46,20 @@ final class ElementwiseTests: XCTestCase {
         }
     }
 
+    func testBroadcastRowsSplitAcrossThreadsMatchOneThread() {
+        // Rank 3 with broadcasting, large enough for the pool: every thread starts its rows from
+        // its own first row's index.
+        var g = SeededGenerator(seed: 25)
+        let dims = [40, 33, 13]
+        let a = randomFloats(40 * 33 * 13, &g), b = randomFloats(33 * 13, &g)
+        let pool = ck_threadpool_create(3)
+        defer { ck_threadpool_destroy(pool) }
+        let single = binary(CK_BINARY_SUB, dims: dims, aStrides: [429, 13, 1], bStrides: [0, 13, 1], a: a, b: b)
+        let threaded = binary(CK_BINARY_SUB, dims: dims, aStrides: [429, 13, 1], bStrides: [0, 13, 1], a: a, b: b, pool: pool)
+        XCTAssertEqual(single, threaded)
+        for i in [0, 12, 13, 428, 429, 5000, 17159] { XCTAssertEqual(single[i], a[i] - b[i % 429], "element \(i)") }
+    }
+
     func testLargeRankOneProblemsSplitAcrossThreads() {
         var g = SeededGenerator(seed: 22)
         let n = 100_003
@@ -81,7 +95,7 @@ final class ElementwiseTests: XCTestCase {
     func testSiLUEqualsItsOperatorsOneByOne() throws {
         // ck_silu must round exactly as MUL, ADD, LOGISTIC and MUL run separately, at every level.
         var g = SeededGenerator(seed: 24)
-        for channels in [1, 8, 13, 128] {
+        for channels in [1, 8, 13, 16, 29, 128] {
             let rows = 3, n = rows * channels
             var x = randomFloats(n, &g, in: -20...20)
             x[0] = 0

@@ -34,7 +34,6 @@ final class SparseConvolutionTests: XCTestCase {
 
     /// Output rows are padded by 3 columns of sentinels that must stay untouched.
     func sparse(_ c: Case, _ e: Epilogue, pool: OpaquePointer? = nil, threads: Int = 1) -> [Float] {
-        let nonzeros = ck_count_nonzero(c.weights, c.weights.count)
         let packed = UnsafeMutableRawPointer.allocate(byteCount: ck_spconv_packed_bytes(c.n, c.k, c.weights), alignment: 64)
         defer { packed.deallocate() }
         ck_spconv_pack(c.n, c.k, c.weights, c.bias, packed)
@@ -71,13 +70,15 @@ final class SparseConvolutionTests: XCTestCase {
         c.a.withUnsafeBufferPointer { ap in
             c.slopes.withUnsafeBufferPointer { sp in
                 residual.withUnsafeBufferPointer { rp in
-                    out.withUnsafeMutableBufferPointer { op in
-                        var p = ck_gemm_params(
-                            m: c.m, n: c.n, k: c.k, a: ap.baseAddress, a_stride: c.k, packed: packed, c: op.baseAddress,
-                            c_stride: stride, out_min: e.lo, out_max: e.hi, prelu: e.prelu ? sp.baseAddress : nil,
-                            residual: e.residual ? rp.baseAddress : nil, residual_stride: stride, sum_min: -2, sum_max: 4,
-                            weights_f16: 0)
-                        ck_gemm(&p, nil)
+                    packed.withUnsafeBufferPointer { wp in
+                        out.withUnsafeMutableBufferPointer { op in
+                            var p = ck_gemm_params(
+                                m: c.m, n: c.n, k: c.k, a: ap.baseAddress, a_stride: c.k, packed: wp.baseAddress,
+                                c: op.baseAddress, c_stride: stride, out_min: e.lo, out_max: e.hi,
+                                prelu: e.prelu ? sp.baseAddress : nil, residual: e.residual ? rp.baseAddress : nil,
+                                residual_stride: stride, sum_min: -2, sum_max: 4, weights_f16: 0)
+                            ck_gemm(&p, nil)
+                        }
                     }
                 }
             }

@@ -68,7 +68,8 @@ final class SpatialTests: XCTestCase {
                         out.withUnsafeMutableBufferPointer { op in
                             var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow,
                                                      align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
-                                                     input: ip.baseAddress, output: op.baseAddress)
+                                                     input: ip.baseAddress, output: op.baseAddress,
+                                                     out_min: -.infinity, out_max: .infinity)
                             ck_resize_bilinear(&p, nil)
                         }
                     }
@@ -86,11 +87,22 @@ final class SpatialTests: XCTestCase {
         corners.withUnsafeBufferPointer { ip in
             out.withUnsafeMutableBufferPointer { op in
                 var p = ck_resize_params(batch: 1, in_h: 2, in_w: 2, channels: 1, out_h: 3, out_w: 3, align_corners: 1,
-                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress)
+                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress,
+                                         out_min: -.infinity, out_max: .infinity)
                 ck_resize_bilinear(&p, nil)
             }
         }
         XCTAssertEqual(out, [1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4])
+        // The clamp (a convolution's activation run after the resize instead of before).
+        corners.withUnsafeBufferPointer { ip in
+            out.withUnsafeMutableBufferPointer { op in
+                var p = ck_resize_params(batch: 1, in_h: 2, in_w: 2, channels: 1, out_h: 3, out_w: 3, align_corners: 1,
+                                         half_pixel_centers: 0, input: ip.baseAddress, output: op.baseAddress,
+                                         out_min: 1.75, out_max: 3.25)
+                ck_resize_bilinear(&p, nil)
+            }
+        }
+        XCTAssertEqual(out, [1.75, 1.75, 2, 2, 2.5, 3, 3, 3.25, 3.25])
     }
 
     func testPadCopyAndReduce() {
@@ -103,6 +115,16 @@ final class SpatialTests: XCTestCase {
         var copy = [Float](repeating: 0, count: 6)
         input.withUnsafeBufferPointer { ip in ck_copy_strided(2, [2, 3], ip.baseAddress! + 2, [3, -1], &copy) }
         XCTAssertEqual(copy, [3, 2, 1, 6, 5, 4])
+        // Size-1 dimensions anywhere (UNPACK's [21, 1] view of a [21, 3] tensor, a single value).
+        let grid = (0..<63).map(Float.init)
+        var column = [Float](repeating: -1, count: 21)
+        grid.withUnsafeBufferPointer { gp in ck_copy_strided(2, [21, 1], gp.baseAddress! + 2, [3, 1], &column) }
+        XCTAssertEqual(column, (0..<21).map { Float($0 * 3 + 2) })
+        grid.withUnsafeBufferPointer { gp in ck_copy_strided(4, [1, 21, 1, 1], gp.baseAddress! + 1, [63, 3, 7, 5], &column) }
+        XCTAssertEqual(column, (0..<21).map { Float($0 * 3 + 1) })
+        var single: [Float] = [-1, -1]
+        grid.withUnsafeBufferPointer { gp in ck_copy_strided(3, [1, 1, 1], gp.baseAddress! + 5, [9, 9, 9], &single) }
+        XCTAssertEqual(single, [5, -1])
         var reduced = [Float](repeating: 0, count: 3)
         ck_reduce(CK_REDUCE_MEAN, 2, [2, 3], 1, input, &reduced)
         XCTAssertEqual(reduced, [2.5, 3.5, 4.5])
@@ -116,8 +138,15 @@ final class SpatialTests: XCTestCase {
 
     func testReductionFastAndGeneralPathsAgree() {
         var g = SeededGenerator(seed: 33)
-        let dims = [2, 3, 4, 5]
-        let input = randomFloats(120, &g)
+        // Size-1 dimensions, reduced or kept, are dropped before a path is chosen.
+        for dims in [[2, 3, 4, 5], [1, 3, 1, 5], [2, 1, 4, 1], [1, 21, 1, 3], [1, 1, 1, 1]] {
+            reduceAgainstBruteForce(dims: dims, &g)
+        }
+    }
+
+    private func reduceAgainstBruteForce(dims: [Int], _ g: inout SeededGenerator) {
+        let total = dims.reduce(1, *)
+        let input = randomFloats(total, &g)
         // Reference by brute force over every element.
         for mask in 1..<16 {
             for op in [CK_REDUCE_SUM, CK_REDUCE_MEAN, CK_REDUCE_MAX, CK_REDUCE_MIN] {
@@ -125,7 +154,7 @@ final class SpatialTests: XCTestCase {
                 let outCount = kept.reduce(1) { $0 * dims[$1] }
                 var expected = [Float](repeating: op == CK_REDUCE_MAX ? -.infinity : op == CK_REDUCE_MIN ? .infinity : 0, count: outCount)
                 var counts = [Float](repeating: 0, count: outCount)
-                for i in 0..<120 {
+                for i in 0..<total {
                     var rest = i, index = [0, 0, 0, 0]
                     for d in (0..<4).reversed() { index[d] = rest % dims[d]; rest /= dims[d] }
                     let o = kept.reduce(0) { $0 * dims[$1] + index[$1] }
@@ -140,7 +169,7 @@ final class SpatialTests: XCTestCase {
                 if op == CK_REDUCE_MEAN { expected = zip(expected, counts).map { $0 / $1 } }
                 var out = [Float](repeating: 0, count: outCount)
                 ck_reduce(op, 4, dims, UInt32(mask), input, &out)
-                for (a, b) in zip(out, expected) { XCTAssertEqual(a, b, accuracy: 1e-5, "mask \(mask) op \(op)") }
+                for (a, b) in zip(out, expected) { XCTAssertEqual(a, b, accuracy: 1e-5, "dims \(dims) mask \(mask) op \(op)") }
             }
         }
     }

@@ -284,6 +284,58 @@ final class OperatorTests: XCTestCase {
         assertClose(outs[1], conv, 1e-5, "conv output")
     }
 
+    /// RESIZE_BILINEAR (2x up) then a 1x1 CONV_2D with an activation: the interpreter runs the
+    /// convolution first, on the small image, and clamps after the resize. Checked against the
+    /// model's own order (the resize, then a reference convolution in double precision), and
+    /// the cases that must stay as they are.
+    func testPointwiseConvolutionRunsBeforeAnUpscalingResize() throws {
+        var r = TestRandom(state: 41)
+        let (h, w, c, oc) = (3, 4, 6, 10)
+        let input = r.floats(h * w * c), weights = r.floats(oc * c).map { $0 * 2 }, bias = r.floats(oc)
+        func model(activation: Int8, size: [Int32], resizeIsOutput: Bool = false) -> [UInt8] {
+            var m = TestModel()
+            let (oh, ow) = (Int(size[0]), Int(size[1]))
+            let x = m.addTensor([1, h, w, c]), s = m.addInts([2], size), up = m.addTensor([1, oh, ow, c])
+            let f = m.addConstant([oc, 1, 1, c], weights), b = m.addConstant([oc], bias), y = m.addTensor([1, oh, ow, oc])
+            m.addOperator(code: Op.resizeBilinear, inputs: [x, s], outputs: [up], optionsType: Options.resizeBilinear,
+                          options: [(3, .bool(true))])
+            m.addOperator(code: Op.conv2D, inputs: [up, f, b], outputs: [y], optionsType: Options.conv2D,
+                          options: [(0, .int8(0)), (1, .int32(1)), (2, .int32(1)), (3, .int8(activation))])
+            m.inputs = [x]
+            m.outputs = resizeIsOutput ? [y, up] : [y]
+            return m.serialize()
+        }
+        func expected(activation: Int8, size: [Int32]) throws -> [Float] {
+            var m = TestModel()
+            let x = m.addTensor([1, h, w, c]), s = m.addInts([2], size), up = m.addTensor([1, Int(size[0]), Int(size[1]), c])
+            m.addOperator(code: Op.resizeBilinear, inputs: [x, s], outputs: [up], optionsType: Options.resizeBilinear,
+                          options: [(3, .bool(true))])
+            m.inputs = [x]
+            m.outputs = [up]
+            let resized = try runModel(m.serialize(), [input])[0]
+            let t = ConvCase(h: Int(size[0]), w: Int(size[1]), c: c, oc: oc, kh: 1, kw: 1, stride: 1, dilation: 1, same: true,
+                             activation: activation)
+            return Self.referenceConv(t, resized, weights, bias, depthwise: false).out
+        }
+        for activation: Int8 in [0, 1, 3] { // none, RELU, RELU6
+            let bytes = model(activation: activation, size: [6, 8])
+            XCTAssertEqual(try Model(bytes: bytes).program.operations.map(\.summary), ["CONV_2D 1x1/1 (gemm)", "RESIZE_BILINEAR"],
+                           "activation \(activation)")
+            let reference = try expected(activation: activation, size: [6, 8])
+            XCTAssertTrue(reference.contains { $0 < 0 } == (activation == 0), "the clamp must matter")
+            for threads in [1, 2] {
+                assertClose(try runModel(bytes, [input], threads: threads)[0], reference, 1e-5, "activation \(activation)")
+            }
+        }
+        // Left in the model's order: the resized image is read elsewhere too, the resize shrinks
+        // the image, or the activation (TANH) does not commute with the resize.
+        for (bytes, what) in [(model(activation: 3, size: [6, 8], resizeIsOutput: true), "resize read twice"),
+                              (model(activation: 3, size: [2, 2]), "downscale"), (model(activation: 4, size: [6, 8]), "tanh")] {
+            XCTAssertEqual(try Model(bytes: bytes).program.operations.map(\.summary).first, "RESIZE_BILINEAR", what)
+        }
+        assertClose(try runModel(model(activation: 3, size: [2, 2]), [input])[0], try expected(activation: 3, size: [2, 2]), 1e-5)
+    }
+
     func testBatchNormalisationAndSiLUFusedIntoOnePass() throws {
         // MUL by constants, ADD constants, LOGISTIC, MUL of the sum by its logistic (as in the
         // gesture embedder), on [2, 13] with per-channel constants of 13 (a SIMD tail).

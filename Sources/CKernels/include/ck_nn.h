@@ -302,9 +302,11 @@ typedef struct ck_resize_params {
     int align_corners, half_pixel_centers;
     const float *input;
     float *output;
+    float out_min, out_max; ///< every result is clamped to [out_min, out_max] (-inf, inf: as is)
 } ck_resize_params;
 
-/// Bilinear resize with TensorFlow's coordinate conventions.
+/// Bilinear resize with TensorFlow's coordinate conventions, and a clamp of the results (the
+/// activation of a convolution that the interpreter runs before the resize instead of after).
 void ck_resize_bilinear(const ck_resize_params *params, ck_threadpool *pool);
 
 /// Copies a strided view: out (contiguous, shape dims) = in[base + sum(i_d * in_strides[d])].

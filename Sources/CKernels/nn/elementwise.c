@@ -146,17 +146,29 @@ static void binary_range(void *context, size_t begin, size_t end) {
         }
         return;
     }
+    // Decompose the first row's index over dims[0 ..< r-1] into element offsets of a and b
+    // once, then step the multi-index row by row (no division per row: the rows of small
+    // broadcasts, e.g. 21 x 3 minus 1 x 3, are only a few values each).
+    size_t index[CK_MAX_RANK] = {0};
+    size_t rest = begin, oa = 0, ob = 0;
+    for (size_t d = r - 1; d-- > 0;) {
+        index[d] = rest % p->dims[d];
+        rest /= p->dims[d];
+        oa += index[d] * p->a_strides[d];
+        ob += index[d] * p->b_strides[d];
+    }
     for (size_t row = begin; row < end; row++) {
-        // Decompose the row index over dims[0 ..< r-1] into element offsets of a and b.
-        size_t rest = row, oa = 0, ob = 0;
-        for (size_t d = r - 1; d-- > 0;) {
-            size_t i = rest % p->dims[d];
-            rest /= p->dims[d];
-            oa += i * p->a_strides[d];
-            ob += i * p->b_strides[d];
-        }
         job->row(p->op, inner, p->a + oa, sa, p->b + ob, sb, p->out + row * inner, p->out_min,
                  p->out_max, p->prelu);
+        for (size_t d = r - 1; d-- > 0;) {
+            index[d]++;
+            oa += p->a_strides[d];
+            ob += p->b_strides[d];
+            if (index[d] < p->dims[d]) break;
+            oa -= index[d] * p->a_strides[d];
+            ob -= index[d] * p->b_strides[d];
+            index[d] = 0;
+        }
     }
 }
 

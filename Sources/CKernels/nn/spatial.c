@@ -107,14 +107,23 @@ resize_row_body(const ck_resize_params *p, float scale_y, size_t row, size_t fir
     const float *image = p->input + b * p->in_h * p->in_w * c;
     const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
     float *out = p->output + (row * p->out_w + first_column) * c;
+    const float lo = p->out_min, hi = p->out_max;
+    const int clamp = lo != -INFINITY || hi != INFINITY;
     for (size_t i = 0; i < columns; i++, out += c) {
         const float dx = dxs[i];
         const float w00 = (1.0f - dy) * (1.0f - dx), w10 = dy * (1.0f - dx);
         const float w01 = (1.0f - dy) * dx, w11 = dy * dx;
         const float *v00 = row0 + x0s[i], *v10 = row1 + x0s[i];
         const float *v01 = row0 + x1s[i], *v11 = row1 + x1s[i];
-        for (size_t q = 0; q < c; q++) {
-            out[q] = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+        if (clamp) {
+            for (size_t q = 0; q < c; q++) {
+                const float v = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+                out[q] = CK_MIN(CK_MAX(v, lo), hi);
+            }
+        } else {
+            for (size_t q = 0; q < c; q++) {
+                out[q] = v00[q] * w00 + v10[q] * w10 + v01[q] * w01 + v11[q] * w11;
+            }
         }
     }
 }
@@ -170,15 +179,31 @@ void ck_resize_bilinear(const ck_resize_params *p, ck_threadpool *pool) {
 
 // MARK: - Layout
 
-void ck_copy_strided(size_t rank, const size_t *dims, const float *input,
-                     const ptrdiff_t *in_strides, float *output) {
-    if (rank == 0) {
+void ck_copy_strided(size_t rank, const size_t *dims_in, const float *input,
+                     const ptrdiff_t *strides_in, float *output) {
+    if (rank == 0 || rank > CK_MAX_RANK) {
+        if (rank == 0) output[0] = input[0];
+        return;
+    }
+    // Dimensions of size 1 move nothing: drop them, so that (for example) UNPACK's [21, 1]
+    // view with strides [3, 1] becomes one strided row of 21 instead of 21 one-value copies.
+    size_t dims[CK_MAX_RANK];
+    ptrdiff_t in_strides[CK_MAX_RANK];
+    size_t kept = 0, total = 1;
+    for (size_t d = 0; d < rank; d++) {
+        total *= dims_in[d];
+        if (dims_in[d] != 1) {
+            dims[kept] = dims_in[d];
+            in_strides[kept] = strides_in[d];
+            kept++;
+        }
+    }
+    if (total == 0) return;
+    if (kept == 0) {
         output[0] = input[0];
         return;
     }
-    size_t total = 1;
-    for (size_t d = 0; d < rank; d++) total *= dims[d];
-    if (total == 0) return;
+    rank = kept;
     const size_t inner = dims[rank - 1];
     const ptrdiff_t s = in_strides[rank - 1];
     size_t index[CK_MAX_RANK] = {0};
@@ -244,6 +269,27 @@ void ck_fill_row_patches(const ck_row_patch *patches, size_t count, size_t kw, s
 /// combined element by element (vectorisable).
 static void reduce_block(ck_reduce_op op, size_t outer, size_t count, size_t inner, const float *input,
                          float *output) {
+    if (inner == 1) { // each output combines `count` consecutive values (a row's max, a mean)
+        for (size_t o = 0; o < outer; o++) {
+            const float *in = input + o * count;
+            float v = in[0];
+            switch (op) {
+            case CK_REDUCE_SUM:
+            case CK_REDUCE_MEAN:
+                for (size_t r = 1; r < count; r++) v += in[r];
+                if (op == CK_REDUCE_MEAN) v *= 1.0f / (float)count;
+                break;
+            case CK_REDUCE_MAX:
+                for (size_t r = 1; r < count; r++) v = in[r] > v ? in[r] : v;
+                break;
+            case CK_REDUCE_MIN:
+                for (size_t r = 1; r < count; r++) v = in[r] < v ? in[r] : v;
+                break;
+            }
+            output[o] = v;
+        }
+        return;
+    }
     for (size_t o = 0; o < outer; o++) {
         const float *in = input + o * count * inner;
         float *out = output + o * inner;
@@ -270,8 +316,24 @@ static void reduce_block(ck_reduce_op op, size_t outer, size_t count, size_t inn
     }
 }
 
-void ck_reduce(ck_reduce_op op, size_t rank, const size_t *dims, unsigned reduce_mask,
+void ck_reduce(ck_reduce_op op, size_t rank, const size_t *dims_in, unsigned mask_in,
                const float *input, float *output) {
+    if (rank > CK_MAX_RANK) return;
+    // Dimensions of size 1 change nothing, reduced or kept: drop them first, so that more
+    // reductions take the contiguous path below.
+    size_t dims[CK_MAX_RANK];
+    unsigned reduce_mask = 0;
+    size_t kept = 0;
+    for (size_t d = 0; d < rank; d++) {
+        if (dims_in[d] == 1) continue;
+        if (mask_in & (1u << d)) reduce_mask |= 1u << kept;
+        dims[kept++] = dims_in[d];
+    }
+    if (kept == 0) { // a single value
+        output[0] = input[0];
+        return;
+    }
+    rank = kept;
     // Fast path: the reduced dimensions are one contiguous run.
     size_t first = rank, last = 0;
     for (size_t d = 0; d < rank; d++) {

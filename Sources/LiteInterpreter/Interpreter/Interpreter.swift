@@ -32,7 +32,9 @@ public final class Interpreter {
     public let options: Options
 
     private let arena: AlignedBuffer
-    private let operations: [any BoundOperation]
+    private let operations: [BoundOperation]
+    /// `operations` again, unretained, for `invoke()` (which `operations` keeps alive).
+    private let runList: [Unmanaged<BoundOperation>]
     private let pool: WorkerPool
     private let inputPointers: [UnsafeMutablePointer<Float>]
     private let outputPointers: [UnsafeMutablePointer<Float>]
@@ -65,6 +67,7 @@ public final class Interpreter {
                                   threadCount: options.threadCount)
         self.memory = memory
         operations = try program.operations.map { try $0.bind(memory) }
+        runList = operations.map { Unmanaged.passUnretained($0) }
         inputPointers = try program.inputs.map { try memory.mutablePointer($0.index) }
         outputPointers = try program.outputs.map { try memory.mutablePointer($0.index) }
         self.pool = try pool ?? WorkerPool(threadCount: options.threadCount)
@@ -133,7 +136,10 @@ public final class Interpreter {
     public func invoke() throws {
         let handle = pool.handle
         StageStopwatch.time(.models) {
-            for operation in operations { operation.run(pool: handle) }
+            // Unretained references: iterating `operations` itself retains and releases each
+            // operator (two atomic operations each, which tiny models such as the gesture
+            // embedder, 62 operators in about 11 µs, feel). `operations` keeps them alive.
+            for operation in runList { operation._withUnsafeGuaranteedRef { $0.run(pool: handle) } }
         }
     }
 

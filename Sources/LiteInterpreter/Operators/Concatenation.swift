@@ -45,7 +45,7 @@ struct ConcatenationOperation: PreparedOperation {
                                       lower: activation.lower, upper: activation.upper)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let sources = try parts.map { try memory.pointer($0) }
         let y = try memory.mutablePointer(output)
         let (outer, blocks, lower, upper) = (outer, blocks, lower, upper)

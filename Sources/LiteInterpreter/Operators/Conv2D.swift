@@ -11,7 +11,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     let batch: Int
     var inputHeight: Int, inputWidth: Int
     let inputChannels: Int
-    let outputHeight: Int, outputWidth: Int, outputChannels: Int
+    var outputHeight: Int, outputWidth: Int
+    let outputChannels: Int
     let kernelHeight: Int, kernelWidth: Int
     let strideH: Int, strideW: Int, dilationH: Int, dilationW: Int
     var padTop: Int, padLeft: Int
@@ -122,6 +123,22 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
             activation: try OutputActivation(options.activation, context: context))
     }
 
+    /// This pointwise convolution (1x1, stride 1, no padding) without its activation, applied
+    /// to `input`, an image of `height` x `width` pixels, writing `output`; nil for other
+    /// convolutions. Every pixel goes through the same weights, so only the pixel count changes.
+    func pointwiseWithoutActivation(on input: Int, height: Int, width: Int, output: Int) -> Conv2DOperation? {
+        guard isPointwise else { return nil }
+        var copy = self
+        copy.activation = .none
+        copy.input = input
+        copy.output = output
+        copy.inputHeight = height
+        copy.inputWidth = width
+        copy.outputHeight = height
+        copy.outputWidth = width
+        return copy
+    }
+
     /// Sparse weights run only as a 1x1 convolution without padding, so they take no PAD.
     var paddedInput: Int {
         if case .sparse = weights { return -1 }
@@ -155,7 +172,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         return copy
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input)
         let y = try memory.mutablePointer(output)
         let pixels = batch * outputHeight * outputWidth
@@ -244,7 +261,7 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
     /// The indirect GEMM over whole kernel rows (`mergesKernelRows`); kernel rows that stick
     /// out of the image on the left or right are assembled with zeros before each run.
     private func bindMergedRows(x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, packed: AlignedBuffer, half: Bool,
-                                residual: UnsafePointer<Float>?, post: PostActivation) -> any BoundOperation {
+                                residual: UnsafePointer<Float>?, post: PostActivation) -> BoundOperation {
         let pixels = batch * outputHeight * outputWidth
         let run = kernelWidth * inputChannels
         let zeroRow = AlignedBuffer(floatCount: run)
@@ -387,7 +404,7 @@ final class BoundClosureWith: BoundOperation {
         self.body = body
     }
 
-    func run(pool: OpaquePointer?) { body(pool) }
+    override func run(pool: OpaquePointer?) { body(pool) }
 }
 
 /// One pointer per output pixel and kernel tap, owned by a bound convolution.
@@ -430,7 +447,7 @@ final class BoundGEMM: BoundOperation {
         self.keepAlive = keepAlive
     }
 
-    func run(pool: OpaquePointer?) {
+    override func run(pool: OpaquePointer?) {
         ck_gemm(params.pointer, pool)
         post.run()
     }
@@ -455,7 +472,7 @@ final class BoundIGEMM: BoundOperation {
         self.patches = patches
     }
 
-    func run(pool: OpaquePointer?) {
+    override func run(pool: OpaquePointer?) {
         prepare?()
         ck_igemm(params.pointer, pool)
         post.run()

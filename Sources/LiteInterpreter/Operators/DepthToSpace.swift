@@ -30,7 +30,7 @@ struct DepthToSpaceOperation: PreparedOperation {
                                      strides: [w * c, block * oc, c, oc, 1])
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input), y = try memory.mutablePointer(output)
         let (dims, strides) = (dims, strides)
         return BoundClosure { _ in ck_copy_strided(dims.count, dims, x, strides, y) }

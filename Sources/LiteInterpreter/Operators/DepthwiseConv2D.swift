@@ -123,7 +123,7 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
         return copy
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         var params = parameters
         params.input = try memory.pointer(input)
         let y = try memory.mutablePointer(output)
@@ -152,7 +152,7 @@ final class BoundDepthwise: BoundOperation {
         self.keepAlive = keepAlive
     }
 
-    func run(pool: OpaquePointer?) {
+    override func run(pool: OpaquePointer?) {
         ck_dwconv(params.pointer, pool)
         post.run()
     }

@@ -84,7 +84,7 @@ struct ElementwiseBinaryOperation: PReLUFusable {
         return (dims, sa, sb)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let layout = ElementwiseBinaryOperation.layout(aShape: aShape, bShape: bShape, outputShape: outputShape,
                                                        keepLastDimension: activation.preluSlopes != nil)
         guard layout.dims.count <= Int(CK_MAX_RANK) else {
@@ -128,7 +128,7 @@ final class BoundBinary: BoundOperation {
         self.keepAlive = keepAlive
     }
 
-    func run(pool: OpaquePointer?) {
+    override func run(pool: OpaquePointer?) {
         ck_binary(params.pointer, pool)
         post.run()
     }

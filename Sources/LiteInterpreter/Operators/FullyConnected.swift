@@ -91,7 +91,7 @@ struct FullyConnectedOperation: PReLUFusable, ResidualFusable {
         return copy
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let y = try memory.mutablePointer(output)
         let residual = try activation.residual.map { try memory.pointer($0) }
         let params = ck_gemm_params(

@@ -33,7 +33,7 @@ struct GatherOperation: PreparedOperation {
                                inner: input.shape[(axis + 1)...].reduce(1, *), indices: indices)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input), y = try memory.mutablePointer(output)
         let (outer, axisSize, inner, indices) = (outer, axisSize, inner, indices)
         return BoundClosure { _ in

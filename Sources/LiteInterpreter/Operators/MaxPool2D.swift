@@ -34,7 +34,7 @@ struct MaxPool2DOperation: PreparedOperation {
                                        input: nil, output: nil, out_min: activation.lower, out_max: activation.upper))
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         var params = parameters
         params.input = try memory.pointer(input)
         params.output = try memory.mutablePointer(output)

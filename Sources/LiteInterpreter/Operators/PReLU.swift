@@ -26,5 +26,5 @@ struct PReLUOperation: PreparedOperation {
         return PReLUOperation(binary: binary, channelSlopes: slopes)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation { try binary.bind(memory) }
+    func bind(_ memory: TensorMemory) throws -> BoundOperation { try binary.bind(memory) }
 }

@@ -39,7 +39,7 @@ struct PadOperation: PreparedOperation {
                             before: [Int](repeating: 0, count: lead) + beforeList)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input), y = try memory.mutablePointer(output)
         let (inDims, outDims, before) = (inputDims, outputDims, before)
         return BoundClosure { _ in ck_pad_4d(x, inDims, y, outDims, before, 0) }

@@ -8,7 +8,7 @@ protocol PreparedOperation: Sendable {
     /// Tensors written.
     var outputs: [Int] { get }
     /// Resolves tensors to memory for one interpreter (pointers, indirection buffers).
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation
+    func bind(_ memory: TensorMemory) throws -> BoundOperation
     /// A short description for profiles, e.g. "CONV_2D 3x3/2 (igemm)".
     var summary: String { get }
     /// Shapes for detailed profiles, e.g. "56x56x24 -> 56x56x144" (empty when not useful).
@@ -23,10 +23,14 @@ extension PreparedOperation {
     var multiplyAdds: Int { 0 }
 }
 
-/// An operator ready to run on one interpreter's memory.
-protocol BoundOperation: AnyObject {
+/// An operator ready to run on one interpreter's memory. Each kind of bound operator is a
+/// subclass that overrides `run(pool:)`. A class rather than a protocol: `Interpreter.invoke()`
+/// calls the operators through unretained references (`Unmanaged`), which only a class type
+/// allows, so that a call costs no reference counting.
+class BoundOperation {
     /// Runs the operator; `pool` is the interpreter's `ck_threadpool` (nil = calling thread).
-    func run(pool: OpaquePointer?)
+    /// The base class does nothing.
+    func run(pool: OpaquePointer?) {}
 }
 
 /// Operators that can apply a following PRELU to their output before storing it.

@@ -46,7 +46,7 @@ struct ReductionOperation: PreparedOperation {
                                   output: output.index, dims: input.shape.isEmpty ? [1] : input.shape, mask: mask)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input), y = try memory.mutablePointer(output)
         let (operation, dims, mask) = (operation, dims, mask)
         return BoundClosure { _ in ck_reduce(operation, dims.count, dims, mask, x, y) }

@@ -29,7 +29,7 @@ struct ReshapeOperation: PreparedOperation {
         return ReshapeOperation(operatorIndex: context.index, input: input.index, output: output.index, count: output.elementCount)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         BoundUnary(operation: CK_UNARY_COPY, input: try memory.pointer(input), output: try memory.mutablePointer(output),
                    count: count, lower: 0, upper: 0)
     }

@@ -30,10 +30,25 @@ struct ResizeBilinearOperation: PreparedOperation {
             operatorIndex: context.index, input: input.index, output: output.index,
             parameters: ck_resize_params(batch: input.shape[0], in_h: input.shape[1], in_w: input.shape[2], channels: input.shape[3],
                                          out_h: size[0], out_w: size[1], align_corners: alignCorners ? 1 : 0,
-                                         half_pixel_centers: halfPixelCenters ? 1 : 0, input: nil, output: nil))
+                                         half_pixel_centers: halfPixelCenters ? 1 : 0, input: nil, output: nil,
+                                         out_min: -.infinity, out_max: .infinity))
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    /// The same resize of `input`, a tensor of the same height and width with `channels`
+    /// channels, writing `output` with its results clamped to `lower...upper`.
+    func resizing(_ input: Int, channels: Int, output: Int, lower: Float, upper: Float) -> ResizeBilinearOperation {
+        var parameters = parameters
+        parameters.channels = channels
+        parameters.out_min = lower
+        parameters.out_max = upper
+        return ResizeBilinearOperation(operatorIndex: operatorIndex, input: input, output: output, parameters: parameters)
+    }
+
+    /// The input's and the output's shapes ([batch, height, width, channels]).
+    var inputShape: [Int] { [parameters.batch, parameters.in_h, parameters.in_w, parameters.channels] }
+    var outputShape: [Int] { [parameters.batch, parameters.out_h, parameters.out_w, parameters.channels] }
+
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         var params = parameters
         params.input = try memory.pointer(input)
         params.output = try memory.mutablePointer(output)

@@ -16,7 +16,7 @@ struct SiLUOperation: PreparedOperation {
     var outputs: [Int] { [output] }
     var summary: String { (scale == nil ? "" : "MUL+") + (shift == nil ? "" : "ADD+") + "LOGISTIC+MUL" }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         BoundSiLU(input: try memory.pointer(input), scale: try scale.map { try memory.pointer($0) },
                   shift: try shift.map { try memory.pointer($0) }, output: try memory.mutablePointer(output),
                   count: count, channels: channels)
@@ -39,5 +39,5 @@ final class BoundSiLU: BoundOperation {
         self.channels = channels
     }
 
-    func run(pool: OpaquePointer?) { ck_silu(input, scale, shift, output, count, channels) }
+    override func run(pool: OpaquePointer?) { ck_silu(input, scale, shift, output, count, channels) }
 }

@@ -23,7 +23,7 @@ struct SoftmaxOperation: PreparedOperation {
                                 rows: input.elementCount / width, width: width, beta: beta)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input), y = try memory.mutablePointer(output)
         let (rows, width, beta) = (rows, width, beta)
         return BoundClosure { _ in ck_softmax(x, y, rows, width, beta) }
@@ -36,5 +36,5 @@ final class BoundClosure: BoundOperation {
 
     init(_ body: @escaping (OpaquePointer?) -> Void) { self.body = body }
 
-    func run(pool: OpaquePointer?) { body(pool) }
+    override func run(pool: OpaquePointer?) { body(pool) }
 }

@@ -67,7 +67,7 @@ struct StridedSliceOperation: PreparedOperation {
                                      start: start, dims: dims.isEmpty ? [1] : dims, strides: strides.isEmpty ? [1] : strides)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input) + start, y = try memory.mutablePointer(output)
         let (dims, strides) = (dims, strides)
         return BoundClosure { _ in ck_copy_strided(dims.count, dims, x, strides, y) }

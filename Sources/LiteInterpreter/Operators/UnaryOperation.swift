@@ -33,7 +33,7 @@ struct UnaryOperation: PreparedOperation {
                               input: input.index, output: output.index, count: output.elementCount)
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         BoundUnary(operation: operation, input: try memory.pointer(input), output: try memory.mutablePointer(output),
                    count: count, lower: lower, upper: upper)
     }
@@ -55,5 +55,5 @@ final class BoundUnary: BoundOperation {
         self.upper = upper
     }
 
-    func run(pool: OpaquePointer?) { ck_unary(operation, input, output, count, lower, upper) }
+    override func run(pool: OpaquePointer?) { ck_unary(operation, input, output, count, lower, upper) }
 }

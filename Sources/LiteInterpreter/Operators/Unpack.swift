@@ -35,7 +35,7 @@ struct UnpackOperation: PreparedOperation {
                                inner: input.shape[(axis + 1)...].reduce(1, *))
     }
 
-    func bind(_ memory: TensorMemory) throws -> any BoundOperation {
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input)
         let targets = try parts.map { try memory.mutablePointer($0) }
         // part i = x[o][i][:] for every outer index o.
