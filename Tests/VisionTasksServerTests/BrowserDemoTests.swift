@@ -25,19 +25,8 @@ final class BrowserDemoTests: XCTestCase {
                 (try SharedTestData.file("media/hand_thumb_down_right_02_selfie.jpg").path, 45),
             ], to: clip)
 
-        let server = try ServerFixture.server()
-        let port = PortBox()
-        let group = ServiceGroup(configuration: .init(services: [server.makeApplication { port.set($0) }], logger: server.logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            defer { Task { await group.triggerGracefulShutdown() } }
-            let bound = try await port.wait()
-
-            let browser = try ChromiumPage(
-                chromium: chromium, work: work, url: "http://127.0.0.1:\(bound)/",
-                camera: ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)"])
-            defer { browser.close() }
-            let pageURL = try await browser.debuggerURL()
+        let camera = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)"]
+        try await Self.withDemoPage(chromium: chromium, work: work, camera: camera) { pageURL in
             let stateText = try await DevTools.run(url: pageURL) { devtools in
                 // Up to 60 s for the page to connect, stream and swipe twice.
                 var text = "{}"
@@ -66,8 +55,6 @@ final class BrowserDemoTests: XCTestCase {
             }
             XCTAssertGreaterThan(state["framesWithLandmarks"] as? Int ?? 0, 0, "landmarks were drawn")
             XCTAssertEqual((state["errors"] as? [Any])?.count, 0, "no error answers: \(state)")
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
         }
     }
 
@@ -136,19 +123,9 @@ final class BrowserDemoTests: XCTestCase {
         let chromium = try Self.requireChromium()
         let work = try Self.workFolder()
         defer { try? FileManager.default.removeItem(at: work) }
-        let server = try ServerFixture.server()
-        let port = PortBox()
-        let group = ServiceGroup(configuration: .init(services: [server.makeApplication { port.set($0) }], logger: server.logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            defer { Task { await group.triggerGracefulShutdown() } }
-            let bound = try await port.wait()
-            let browser = try ChromiumPage(
-                chromium: chromium, work: work, url: "http://127.0.0.1:\(bound)/",
-                camera: ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream=device-count=0"])
-            defer { browser.close() }
-            let pageURL = try await browser.debuggerURL()
-            try await DevTools.run(url: pageURL) { devtools in
+        let camera = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream=device-count=0"]
+        try await Self.withDemoPage(chromium: chromium, work: work, camera: camera) { pageURL in
+            _ = try await DevTools.run(url: pageURL) { devtools in
                 // Per card, in stack order: its name and whether it was liked, passed or is still
                 // in the stack; the tallies; the page's message.
                 let stack = """
@@ -202,6 +179,24 @@ final class BrowserDemoTests: XCTestCase {
                 try png.write(to: Self.artifacts.appendingPathComponent("browser-demo-no-camera.png"))
                 return true
             }
+        }
+    }
+
+    /// Serves the demo page on a free port of 127.0.0.1, opens it in headless Chromium started
+    /// with `camera`'s flags, runs `body` with the page's DevTools URL, then closes the browser
+    /// and stops the server.
+    static func withDemoPage(chromium: String, work: URL, camera: [String],
+                             _ body: @escaping (String) async throws -> Void) async throws {
+        let server = try ServerFixture.server()
+        let port = PortBox()
+        let group = ServiceGroup(configuration: .init(services: [server.makeApplication { port.set($0) }], logger: server.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            defer { Task { await group.triggerGracefulShutdown() } }
+            let bound = try await port.wait()
+            let browser = try ChromiumPage(chromium: chromium, work: work, url: "http://127.0.0.1:\(bound)/", camera: camera)
+            defer { browser.close() }
+            try await body(try await browser.debuggerURL())
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
