@@ -18,6 +18,7 @@ typedef struct vt_png_image {
     int channels;
     size_t stride;
     int truncated;       // the data ended before the image did
+    size_t largest_request; // the largest allocation libpng asked for (granted or not)
     char message[256];
 } vt_png_image;
 
@@ -25,8 +26,27 @@ typedef struct vt_png_source {
     const unsigned char *data;
     size_t size, offset;
     int truncated;
+    size_t largest_request;
     char message[256];
 } vt_png_source;
+
+/// The most libpng may allocate at once. Its own buffers are two rows (at most 65 535 pixels of
+/// 8 bytes) and zlib's state; the image itself is allocated here, not by libpng. A chunk declares
+/// its length in 4 bytes, and libpng 1.6 only warns ("chunk data is too large", a benign error)
+/// before allocating a text chunk's declared length: a 60-byte file could ask for 2 GB.
+#define VT_PNG_MAX_ALLOCATION ((size_t)16 << 20)
+
+static png_voidp vt_png_malloc(png_structp png, png_alloc_size_t size) {
+    vt_png_source *s = (vt_png_source *)png_get_mem_ptr(png);
+    if (s && size > s->largest_request) s->largest_request = size;
+    if (size > VT_PNG_MAX_ALLOCATION) return NULL; // libpng reports it (or skips the chunk)
+    return malloc(size);
+}
+
+static void vt_png_free_memory(png_structp png, png_voidp pointer) {
+    (void)png;
+    free(pointer);
+}
 
 static void vt_png_read_data(png_structp png, png_bytep out, size_t length) {
     vt_png_source *s = (vt_png_source *)png_get_io_ptr(png);
@@ -61,8 +81,9 @@ static inline int vt_png_decode(const unsigned char *data, size_t size, unsigned
     memset(out, 0, sizeof *out);
     source.data = data;
     source.size = size;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, vt_png_error,
-                                             vt_png_warning);
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &source, vt_png_error,
+                                               vt_png_warning, &source, vt_png_malloc,
+                                               vt_png_free_memory);
     if (!png) {
         strcpy(out->message, "libpng could not allocate a reader");
         return 1;
@@ -74,12 +95,23 @@ static inline int vt_png_decode(const unsigned char *data, size_t size, unsigned
         memcpy(out->message, source.message, sizeof out->message);
         if (!info) strcpy(out->message, "libpng could not allocate image information");
         out->truncated = source.truncated;
+        out->largest_request = source.largest_request;
         free(rows);
         free(pixels);
         png_destroy_read_struct(&png, info ? &info : NULL, NULL);
         return 1;
     }
     png_set_read_fn(png, &source, vt_png_read_data);
+#ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
+    // Only the pixels are wanted (and tRNS, which png_set_expand turns into alpha): every other
+    // ancillary chunk is skipped unread, so text, ICC profiles, EXIF and palettes of suggestions
+    // from untrusted files are neither allocated nor parsed. No gamma or colour conversion is
+    // applied, so skipping gAMA, cHRM, sRGB and iCCP does not change a pixel.
+    static const png_byte ignored[] = "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0pCAL\0"
+                                      "pHYs\0sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt\0";
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, ignored, (int)(sizeof ignored / 5));
+#endif
     png_read_info(png, info);
     png_uint_32 width = png_get_image_width(png, info);
     png_uint_32 height = png_get_image_height(png, info);
@@ -116,6 +148,7 @@ static inline int vt_png_decode(const unsigned char *data, size_t size, unsigned
     out->height = height;
     out->channels = channels;
     out->stride = stride;
+    out->largest_request = source.largest_request;
     return 0;
 }
 

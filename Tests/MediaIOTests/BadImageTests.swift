@@ -1,3 +1,4 @@
+import CPNG
 import Foundation
 import MediaIO
 import TestSupport
@@ -137,14 +138,7 @@ final class BadImageTests: XCTestCase {
     /// declaring 16384x16384 made libjpeg allocate 512 MiB of coefficients. Both sizes are within
     /// `ImageLimits`; what is wrong is that no file that small can encode that many pixels.
     func testDeclaredPixelsBeyondWhatTheFileCanEncodeAreRefusedBeforeAllocating() throws {
-        func crc(_ bytes: [UInt8]) -> [UInt8] {
-            let c = TestImages.crc32(bytes[...])
-            return (0..<4).map { UInt8((c >> (24 - 8 * UInt32($0))) & 0xFF) }
-        }
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let length = UInt32(data.count)
-            return (0..<4).map { UInt8((length >> (24 - 8 * UInt32($0))) & 0xFF) } + Array(type.utf8) + data + crc(Array(type.utf8) + data)
-        }
+        let chunk = TestImages.pngChunk
         // IHDR 16384 x 16384, 8-bit RGBA; one IDAT of zlib's stored empty block; IEND.
         let ihdr: [UInt8] = [0, 0, 0x40, 0, 0, 0, 0x40, 0, 8, 6, 0, 0, 0]
         let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
@@ -164,6 +158,37 @@ final class BadImageTests: XCTestCase {
             return XCTFail("a \(jpeg.count)-byte JPEG declaring 16384x16384 pixels was not refused as corrupt")
         }
         XCTAssertTrue(jpegMessage.contains("16384x16384"), jpegMessage)
+    }
+
+    /// Found by `scripts/fuzz image` in CI (after stop 19; 979 463 runs, 48 s): a PNG whose
+    /// text chunk declared 1 685 021 284 bytes made libpng allocate them before reading any, as
+    /// libpng 1.6 only warns that a chunk is over its 8 MB limit. The decoder now skips every
+    /// ancillary chunk but tRNS unread, and libpng's allocations go through an allocator that
+    /// refuses more than 16 MB at once.
+    func testAChunkDeclaringGigabytesIsNeitherAllocatedNorRead() throws {
+        let png = try ImageEncoder.png(TestImages.pattern(width: 8, height: 8))
+        let bomb = FuzzReproducers.pngWithChunkDeclaringGigabytes(png)
+        let result = reason { try ImageDecoder.decode(bomb) }
+        XCTAssertTrue(result == .truncated("data ends before the image does (truncated file)"), String(describing: result))
+        let largest = bomb.withUnsafeBufferPointer { bytes -> Int in
+            var image = vt_png_image()
+            defer { vt_png_free(&image) }
+            _ = vt_png_decode(bytes.baseAddress, bytes.count, 65_535, 1 << 28, &image)
+            return image.largest_request
+        }
+        XCTAssertLessThan(largest, 1 << 20, "libpng asked for \(largest) bytes")
+
+        // The skipped chunks with real contents, before and after the pixels: the same picture.
+        let chunk = TestImages.pngChunk
+        let ancillary = chunk("gAMA", [0, 0, 0xB1, 0x8F]) + chunk("sRGB", [0]) + chunk("pHYs", [0, 0, 0x0B, 0x13, 0, 0, 0x0B, 0x13, 1])
+            + chunk("tEXt", Array("Comment\u{0}made by a test".utf8)) + chunk("iTXt", Array("Title\u{0}\u{0}\u{0}en\u{0}\u{0}hands".utf8))
+            + chunk("sBIT", [5, 6, 5]) + chunk("eXIf", [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 0])
+        let withChunks = Array(png[..<33]) + ancillary + Array(png[33..<(png.count - 12)]) + chunk("tIME", [7, 234, 11, 25, 12, 0, 0])
+            + Array(png[(png.count - 12)...])
+        let plain = try ImageDecoder.decode(png).pixels, annotated = try ImageDecoder.decode(withChunks).pixels
+        XCTAssertEqual(annotated.width, plain.width)
+        XCTAssertEqual(annotated.format, plain.format)
+        XCTAssertEqual(annotated.bytes, plain.bytes)
     }
 
     /// A caller's pixel limit (`decode(_:source:maxPixels:)`, the server's `--max-image-pixels`)

@@ -53,6 +53,13 @@ enum TestImages {
         return ~crc
     }
 
+    /// A PNG chunk: its length, type, data and CRC.
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (24 - 8 * UInt32($0))) & 0xFF) } }
+        let typeAndData = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + typeAndData + bigEndian(crc32(typeAndData[...]))
+    }
+
     /// A small synthetic RGB8 test pattern with smooth gradients and some edges.
     static func pattern(width: Int, height: Int) -> PixelBuffer {
         var bytes = [UInt8](repeating: 0, count: width * height * 3)

@@ -31,6 +31,15 @@ public enum FuzzReproducers {
         return Array(jpeg[..<sof]) + [UInt8](repeating: 0, count: 45) + [UInt8](repeating: 0xA4, count: 48) + Array(jpeg[sof...])
     }
 
+    /// The shape of the input `scripts/fuzz image` found in CI (issue 15, after stop 19): a PNG
+    /// that ends in a text chunk's header declaring 1 685 021 284 bytes (0x646F6364).
+    /// libpng 1.6 only warns that a chunk is over its 8 MB limit (a "benign error"), then
+    /// allocated the declared length before reading a byte of it.
+    public static func pngWithChunkDeclaringGigabytes(_ png: [UInt8]) -> [UInt8] {
+        // Signature (8 bytes) and IHDR (25), then the chunk's length, type and two bytes.
+        Array(png.prefix(33)) + [0x64, 0x6F, 0x63, 0x64] + Array("tEXt".utf8) + [0x61, 0x62]
+    }
+
     /// Bytes from hexadecimal digits.
     public static func bytes(_ hex: String) -> [UInt8] {
         let digits = Array(hex.utf8)
