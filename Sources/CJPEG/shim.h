@@ -2,6 +2,9 @@
 // return; the only portable way out is longjmp. Swift frames must never be jumped over, so
 // every libjpeg call that can fail is made inside one of these small C functions, which set the
 // jump target, call libjpeg, and turn a failure into a return code and a message.
+// Editing this header: SwiftPM does not see changes to a system library's header, so the Swift
+// modules that inline these functions (MediaIO, the fuzz targets) keep the old code until one
+// of their Swift files changes; touch one (or build clean) before testing an edit.
 #ifndef VISIONTASKS_CJPEG_SHIM_H
 #define VISIONTASKS_CJPEG_SHIM_H
 #include <stddef.h>

@@ -1,6 +1,9 @@
 // libpng for Swift: libpng reports errors by longjmp; Swift frames must never be jumped over,
 // so reading happens entirely inside this C function, which turns a failure into a return code
 // and a message. Writing uses libpng's "simplified" API, which handles errors itself.
+// Editing this header: SwiftPM does not see changes to a system library's header, so the Swift
+// modules that inline these functions (MediaIO, the fuzz targets) keep the old code until one
+// of their Swift files changes; touch one (or build clean) before testing an edit.
 #ifndef VISIONTASKS_CPNG_SHIM_H
 #define VISIONTASKS_CPNG_SHIM_H
 #include <stddef.h>

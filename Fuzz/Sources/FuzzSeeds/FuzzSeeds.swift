@@ -265,6 +265,13 @@ func imageSeeds(_ seeds: inout SeedWriter, media: URL) throws {
         try seeds.add("image", "regression-jpeg-bomb.jpg", jpeg)
     }
 
+    // Regression (fixed, defect 6): a text chunk declaring 1 685 021 284 bytes, on which libpng
+    // only warned and then allocated them (BadImageTests and FuzzReproducers make the same).
+    if let (_, first) = sources.first, let small = try? ImageEncoder.png(first) {
+        try seeds.add("image", "regression-png-chunk-gigabytes.png",
+                      Array(small.prefix(33)) + [0x64, 0x6F, 0x63, 0x64] + Array("tEXt".utf8) + [0x61, 0x62])
+    }
+
     for (index, (stem, image)) in sources.enumerated() {
         let jpeg = try ImageEncoder.jpeg(image, quality: index % 2 == 0 ? 90 : 40)
         try seeds.add("image", "\(stem).jpg", jpeg)
