@@ -32,12 +32,13 @@ public enum FuzzReproducers {
     }
 
     /// The shape of the input `scripts/fuzz image` found in CI (issue 15, after stop 19): a PNG
-    /// that ends in a text chunk's header declaring 1 685 021 284 bytes (0x646F6364).
+    /// that ends in a text chunk's header declaring 1 685 021 284 bytes (0x646F6264;
+    /// libpng asked for one byte more, the `malloc(1685021285)` of CI's report).
     /// libpng 1.6 only warns that a chunk is over its 8 MB limit (a "benign error"), then
     /// allocated the declared length before reading a byte of it.
     public static func pngWithChunkDeclaringGigabytes(_ png: [UInt8]) -> [UInt8] {
         // Signature (8 bytes) and IHDR (25), then the chunk's length, type and two bytes.
-        Array(png.prefix(33)) + [0x64, 0x6F, 0x63, 0x64] + Array("tEXt".utf8) + [0x61, 0x62]
+        Array(png.prefix(33)) + [0x64, 0x6F, 0x62, 0x64] + Array("tEXt".utf8) + [0x61, 0x62]
     }
 
     /// Bytes from hexadecimal digits.

@@ -269,7 +269,7 @@ func imageSeeds(_ seeds: inout SeedWriter, media: URL) throws {
     // only warned and then allocated them (BadImageTests and FuzzReproducers make the same).
     if let (_, first) = sources.first, let small = try? ImageEncoder.png(first) {
         try seeds.add("image", "regression-png-chunk-gigabytes.png",
-                      Array(small.prefix(33)) + [0x64, 0x6F, 0x63, 0x64] + Array("tEXt".utf8) + [0x61, 0x62])
+                      Array(small.prefix(33)) + [0x64, 0x6F, 0x62, 0x64] + Array("tEXt".utf8) + [0x61, 0x62])
     }
 
     for (index, (stem, image)) in sources.enumerated() {
