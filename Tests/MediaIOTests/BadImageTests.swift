@@ -173,7 +173,7 @@ final class BadImageTests: XCTestCase {
         let largest = bomb.withUnsafeBufferPointer { bytes -> Int in
             var image = vt_png_image()
             defer { vt_png_free(&image) }
-            _ = vt_png_decode(bytes.baseAddress, bytes.count, 65_535, 1 << 28, &image)
+            _ = vt_png_decode(bytes.baseAddress, bytes.count, UInt32(ImageLimits.maxSide), UInt64(ImageLimits.maxPixels), &image)
             return image.largest_request
         }
         XCTAssertLessThan(largest, 1 << 20, "libpng asked for \(largest) bytes")
