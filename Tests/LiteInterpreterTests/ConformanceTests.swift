@@ -1,12 +1,13 @@
 import Foundation
-import LiteInterpreter
+@testable import LiteInterpreter  // Model(bytes:pruneChannels:)
 import TestSupport
 @testable import VisionTasks  // SHA256, the installer's checksum
 import XCTest
 
 /// Runs every case of `testdata/tensors/manifest.json` (inputs and reference outputs made with
 /// TFLite's reference kernels) on the installed model files and checks, for every output,
-/// max|out - ref| <= 5e-4 * max(1, max|ref|).
+/// max|out - ref| <= 5e-4 * max(1, max|ref|). Each model runs as loaded (dead channels pruned,
+/// `ChannelPruning`) and as stored, and both must pass; the report prints both.
 final class ConformanceTests: XCTestCase {
     struct Case: Decodable {
         struct TensorFile: Decodable {
@@ -27,9 +28,26 @@ final class ConformanceTests: XCTestCase {
         let tensors = try SharedTestData.file("tensors")
         let manifest = try JSONDecoder().decode([Case].self, from: Data(contentsOf: tensors.appendingPathComponent("manifest.json")))
         XCTAssertFalse(manifest.isEmpty)
+        var worstAsStored: [String: Float] = [:]
+        for pruneChannels in [false, true] {
+            let worst = try runManifest(manifest, in: tensors, pruneChannels: pruneChannels)
+            if !pruneChannels {
+                worstAsStored = worst
+                continue
+            }
+            print("worst error / allowed per model (as stored -> as loaded, dead channels pruned):")
+            for (model, ratio) in worst.sorted(by: { $0.key < $1.key }) {
+                print(String(format: "  %@: %.4f -> %.4f", model, worstAsStored[model] ?? .nan, ratio))
+            }
+        }
+    }
+
+    /// Runs every case; returns each model's worst error / allowed.
+    private func runManifest(_ manifest: [Case], in tensors: URL, pruneChannels: Bool) throws -> [String: Float] {
         var models: [String: Model] = [:]
         var worst: [String: Float] = [:]
         var report: [String] = []
+        let variant = pruneChannels ? "" : " (as stored)"
         for item in manifest {
             let model: Model
             if let cached = models[item.model] {
@@ -42,7 +60,7 @@ final class ConformanceTests: XCTestCase {
                     XCTFail("\(item.model): sha256 \(digest) differs from the manifest's \(item.sha256); the installed file is not the one the references were made with")
                     continue
                 }
-                model = try Model(bytes: bytes)
+                model = try Model(bytes: bytes, pruneChannels: pruneChannels)
                 models[item.model] = model
             }
             let interpreter = try Interpreter(model: model, options: .init(threadCount: 2))
@@ -71,15 +89,12 @@ final class ConformanceTests: XCTestCase {
                 let allowed = Self.tolerance * max(1, maxReference)
                 let ratio = maxError / allowed
                 worst[item.model] = max(worst[item.model] ?? 0, ratio)
-                report.append("\(item.model) \(item.case) output \(i) (\(output.name)): max error \(maxError), allowed \(allowed), ratio \(ratio)")
-                XCTAssertLessThanOrEqual(maxError, allowed, "\(item.model) \(item.case) output \(i) (\(output.name))")
+                report.append("\(item.model)\(variant) \(item.case) output \(i) (\(output.name)): max error \(maxError), allowed \(allowed), ratio \(ratio)")
+                XCTAssertLessThanOrEqual(maxError, allowed, "\(item.model)\(variant) \(item.case) output \(i) (\(output.name))")
             }
         }
         print(report.joined(separator: "\n"))
-        print("worst error / allowed per model:")
-        for (model, ratio) in worst.sorted(by: { $0.key < $1.key }) {
-            print(String(format: "  %@: %.4f", model, ratio))
-        }
+        return worst
     }
 
     static func floats(_ url: URL) throws -> [Float] {

@@ -11,6 +11,8 @@ final class GraphBuilder {
 
     let file: ModelFile
     let bytes: UnsafeRawBufferPointer
+    /// Whether `ChannelPruning` removes dead channels (off only to compare with the model as stored).
+    let pruneChannels: Bool
     private var infos: [TensorInfo] = []
     /// Constants computed at load time (DEQUANTIZE, DENSIFY outputs).
     private var folded: [Int: FoldedConstant] = [:]
@@ -24,9 +26,10 @@ final class GraphBuilder {
         case raw(TensorDataType, [UInt8])
     }
 
-    init(file: ModelFile, bytes: UnsafeRawBufferPointer) throws {
+    init(file: ModelFile, bytes: UnsafeRawBufferPointer, pruneChannels: Bool = true) throws {
         self.file = file
         self.bytes = bytes
+        self.pruneChannels = pruneChannels
         budget = max(256 << 20, bytes.count * 32)
         infos = try file.tensors.enumerated().map { try GraphBuilder.validate(tensor: $1, index: $0, file: file) }
     }
@@ -141,6 +144,29 @@ final class GraphBuilder {
         return AlignedBuffer(floatCount: floatCount)
     }
 
+    /// Replaces a constant's values and shape (a load-time rewrite such as `ChannelPruning`).
+    func replaceConstant(_ index: Int, shape: [Int], values: [Float]) throws {
+        try charge(values.count * 4, what: "constant \(infos[index].label)")
+        folded[index] = .floats(values)
+        infos[index].shape = shape
+        infos[index].dataType = .float32
+        infos[index].elementCount = values.count
+    }
+
+    /// Gives an activation tensor another shape (a load-time rewrite that removes channels).
+    func reshapeActivation(_ index: Int, shape: [Int]) {
+        infos[index].shape = shape
+        infos[index].elementCount = Shape.elementCount(shape)
+    }
+
+    /// Adds a float32 constant made at load time; returns its tensor index.
+    func addConstant(name: String, shape: [Int], values: [Float]) throws -> Int {
+        let index = infos.count
+        infos.append(TensorInfo(index: index, name: name, shape: shape, dataType: .float32, elementCount: values.count))
+        try fold(index, .floats(values))
+        return index
+    }
+
     private func charge(_ bytes: Int, what: String) throws {
         guard bytes <= budget else {
             throw ModelError.invalid("\(what) would need \(bytes) bytes, more than this model file can justify")
@@ -174,6 +200,20 @@ final class GraphBuilder {
             available.insert(t)
         }
 
+        // Weights first (DEQUANTIZE and DENSIFY of constants, wherever they stand), so that the
+        // load-time rewrites of whole blocks see them; an operator that cannot be folded here is
+        // folded, or reported, in order below.
+        var foldedEarly = Set<Int>()
+        for (index, op) in file.operators.enumerated() where op.opcodeIndex < file.operatorCodes.count {
+            guard let code = BuiltinOperator(rawValue: file.operatorCodes[op.opcodeIndex].builtinCode),
+                  code == .dequantize || code == .densify, op.outputs.allSatisfy({ $0 >= 0 && $0 < tensorCount && !isConstant($0) }),
+                  (try? ConstantFolding.fold(OperatorContext(index: index, code: code, definition: op, graph: self))) == true else {
+                continue
+            }
+            foldedEarly.insert(index)
+        }
+        let pixelBiases = pruneChannels ? try ChannelPruning.apply(to: self) : [:]
+
         var prepared: [any PreparedOperation] = []
         for (index, op) in file.operators.enumerated() {
             guard op.opcodeIndex < file.operatorCodes.count else {
@@ -203,11 +243,20 @@ final class GraphBuilder {
                 }
             }
             let context = OperatorContext(index: index, code: builtin, definition: op, graph: self)
-            if try ConstantFolding.fold(context) {
+            if try foldedEarly.contains(index) || ConstantFolding.fold(context) {
                 op.outputs.forEach { available.insert($0) }
                 continue
             }
-            prepared.append(try OperatorRegistry.prepare(context))
+            var operation = try OperatorRegistry.prepare(context)
+            if let bias = pixelBiases[index] {
+                // A pruned block's projection adds what its dead channels contributed.
+                guard let projection = operation as? Conv2DOperation, projection.fusableOutput == projection.output else {
+                    throw ModelError.invalid("\(label): the bias of its pruned channels cannot be added")
+                }
+                try keepRuntimeConstant(bias)
+                operation = projection.fusing(residual: bias, lower: -.infinity, upper: .infinity, output: projection.output)
+            }
+            prepared.append(operation)
             op.outputs.forEach { available.insert($0) }
         }
         for (i, t) in file.outputs.enumerated() where !available.contains(t) {

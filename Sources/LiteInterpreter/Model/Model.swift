@@ -56,10 +56,16 @@ public final class Model: Sendable {
 
     /// Reads a model from the bytes of a `.tflite` file.
     /// - Throws: `ModelError`.
-    public init(bytes: [UInt8]) throws {
+    public convenience init(bytes: [UInt8]) throws {
+        try self.init(bytes: bytes, pruneChannels: true)
+    }
+
+    /// `pruneChannels: false` keeps the dead channels of pruned blocks (`ChannelPruning`), to
+    /// compare with the model as stored.
+    init(bytes: [UInt8], pruneChannels: Bool) throws {
         let parsed = try bytes.withUnsafeBytes { raw -> (Program, ModelFile, ModelMetadata?) in
             let file = try ModelFile(reader: FlatBufferReader(raw))
-            let program = try GraphBuilder(file: file, bytes: raw).build()
+            let program = try GraphBuilder(file: file, bytes: raw, pruneChannels: pruneChannels).build()
             return (program, file, try Model.readMetadata(file, raw))
         }
         let (program, file, metadata) = parsed

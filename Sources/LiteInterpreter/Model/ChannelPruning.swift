@@ -1,0 +1,229 @@
+import CKernels
+
+/// Load-time removal of the dead channels that channel pruning leaves in a model.
+///
+/// An inverted-residual block is a 1x1 convolution that expands the channels (the expansion),
+/// a depthwise convolution over them, and a 1x1 convolution without activation that projects
+/// them back (the projection). When the expansion's weights for an output channel are all zero,
+/// that channel is a constant, `clamp(bias)`, at every pixel: it carries no information, and
+/// the depthwise convolution and the projection only spend multiply-adds on it. The last stage
+/// of hand_landmark_full has 565–742 of 1152 such channels per block.
+///
+/// This pass removes them from all three operators and computes their contribution at load
+/// time. It is not a per-channel constant: with zero padding, a depthwise tap outside the image
+/// reads 0, not the constant, so the dead channel's depthwise result depends on how many taps of
+/// each output pixel fall inside the image. The contribution is therefore a per-pixel bias of
+/// the projection (`[1, height, width, outputs]`), which the projection adds in its epilogue as
+/// a constant residual (so a following residual ADD then runs as its own operator). The result
+/// equals the model's up to the order of rounding.
+///
+/// Only blocks whose every tensor is used by nothing else are rewritten; anything unexpected
+/// leaves the block as it is, and the operators' own preparation then validates it as usual.
+struct ChannelPruning {
+    /// A block found in the file: its three operators (indices into the file's operators).
+    private struct Block {
+        let expansion: Int, depthwise: Int, projection: Int
+        let depthwiseOptions: ConvolutionOptions
+        let expansionClamp: (lower: Float, upper: Float)
+        let depthwiseClamp: (lower: Float, upper: Float)
+    }
+
+    /// Blocks are rewritten only when at least one in this many expanded channels is dead.
+    static let minimumDeadShare = 8
+    /// The number of channels kept is a multiple of this.
+    static let channelMultiple = 16
+    /// Most multiply-adds spent on one block's per-pixel bias at load time (hand_landmark_full's
+    /// largest needs 8 M); a block that would need more (a hostile file) is left as stored.
+    static let maximumLoadTimeWork = 1 << 26
+
+    /// Rewrites every prunable block of `graph`; returns the per-pixel bias tensor to add to
+    /// each rewritten projection (by operator index) whose dead channels contribute anything.
+    /// Call it after folding DEQUANTIZE and DENSIFY of weights, before preparing operators.
+    static func apply(to graph: GraphBuilder) throws -> [Int: Int] {
+        let file = graph.file
+        var readers: [Int: Int] = [:] // tensor -> readings by operators and as a graph output
+        var reader: [Int: Int] = [:] // tensor -> the (last) operator reading it
+        for (index, op) in file.operators.enumerated() {
+            for t in op.inputs where t >= 0 {
+                readers[t, default: 0] += 1
+                reader[t] = index
+            }
+        }
+        for t in file.outputs { readers[t, default: 0] += 1 }
+
+        var pixelBiases: [Int: Int] = [:]
+        var rewritten = Set<Int>() // operators of rewritten blocks, which no other block may share
+        for index in file.operators.indices where !rewritten.contains(index) {
+            guard let block = match(expansion: index, readers: readers, reader: reader, graph: graph),
+                  !rewritten.contains(block.depthwise), !rewritten.contains(block.projection),
+                  let outcome = try prune(block, readers: readers, graph: graph) else { continue }
+            rewritten.formUnion([index, block.depthwise, block.projection])
+            if let bias = outcome.pixelBias { pixelBiases[block.projection] = bias }
+        }
+        return pixelBiases
+    }
+
+    private static func code(of op: OperatorDefinition, in file: ModelFile) -> BuiltinOperator? {
+        guard op.opcodeIndex >= 0, op.opcodeIndex < file.operatorCodes.count else { return nil }
+        return BuiltinOperator(rawValue: file.operatorCodes[op.opcodeIndex].builtinCode)
+    }
+
+    /// The block that starts with operator `e`, when its operators are linked as this pass needs.
+    private static func match(expansion e: Int, readers: [Int: Int], reader: [Int: Int], graph: GraphBuilder) -> Block? {
+        let file = graph.file
+        let expansion = file.operators[e]
+        guard code(of: expansion, in: file) == .conv2D, isPointwise(expansion, graph: graph),
+              case let .convolution(expansionOptions) = expansion.options,
+              let expansionClamp = expansionOptions.activation.clampRange,
+              expansion.outputs.count == 1, let expanded = expansion.outputs.first, expanded != expansion.inputs[0],
+              readers[expanded] == 1, let d = reader[expanded], d > e, d < file.operators.count else { return nil }
+        let depthwise = file.operators[d]
+        guard code(of: depthwise, in: file) == .depthwiseConv2D, (2...3).contains(depthwise.inputs.count),
+              depthwise.inputs[0] == expanded, depthwise.outputs.count == 1, let filtered = depthwise.outputs.first,
+              case let .convolution(depthwiseOptions) = depthwise.options,
+              let depthwiseClamp = depthwiseOptions.activation.clampRange,
+              readers[filtered] == 1, let p = reader[filtered], p > d, p < file.operators.count else { return nil }
+        let projection = file.operators[p]
+        guard code(of: projection, in: file) == .conv2D, isPointwise(projection, graph: graph),
+              projection.inputs[0] == filtered, projection.outputs.count == 1,
+              case let .convolution(projectionOptions) = projection.options, projectionOptions.activation == .none else {
+            return nil
+        }
+        return Block(expansion: e, depthwise: d, projection: p, depthwiseOptions: depthwiseOptions,
+                     expansionClamp: expansionClamp, depthwiseClamp: depthwiseClamp)
+    }
+
+    /// A 1x1, stride-1 CONV_2D with two or three inputs.
+    private static func isPointwise(_ op: OperatorDefinition, graph: GraphBuilder) -> Bool {
+        guard (2...3).contains(op.inputs.count), case let .convolution(options) = op.options,
+              options.strideH == 1, options.strideW == 1, let filter = try? graph.tensor(op.inputs[1]),
+              filter.rank == 4, filter.shape[1] == 1, filter.shape[2] == 1 else { return false }
+        return true
+    }
+
+    private struct Outcome {
+        /// The projection's per-pixel bias tensor; nil when the dead channels add nothing.
+        var pixelBias: Int?
+    }
+
+    /// Removes the block's dead channels; nil when the block is left as it is.
+    private static func prune(_ block: Block, readers: [Int: Int], graph: GraphBuilder) throws -> Outcome? {
+        let file = graph.file
+        let expansion = file.operators[block.expansion], depthwise = file.operators[block.depthwise]
+        let projection = file.operators[block.projection]
+        /// Constant input `i` of `op` that nothing else reads: .some(nil) when the input is
+        /// omitted, nil when it is not such a constant.
+        func constant(_ op: OperatorDefinition, _ i: Int) -> TensorInfo?? {
+            guard i < op.inputs.count, op.inputs[i] >= 0 else { return .some(nil) }
+            guard let t = try? graph.tensor(op.inputs[i]), graph.isConstant(t.index), readers[t.index] == 1 else { return nil }
+            return .some(t)
+        }
+        guard let input = try? graph.tensor(expansion.inputs[0]), let expanded = try? graph.tensor(depthwise.inputs[0]),
+              let filtered = try? graph.tensor(projection.inputs[0]), let projected = try? graph.tensor(projection.outputs[0]),
+              case let .some(.some(expansionFilter)) = constant(expansion, 1),
+              case let .some(.some(depthwiseFilter)) = constant(depthwise, 1),
+              case let .some(.some(projectionFilter)) = constant(projection, 1),
+              case let .some(expansionBias) = constant(expansion, 2), case let .some(depthwiseBias) = constant(depthwise, 2),
+              input.rank == 4, input.shape[0] == 1, filtered.rank == 4, depthwiseFilter.rank == 4 else { return nil }
+        let (height, width, inputs) = (input.shape[1], input.shape[2], input.shape[3])
+        let (channels, outputs) = (expansionFilter.shape[0], projectionFilter.shape[0])
+        let (outHeight, outWidth) = (filtered.shape[1], filtered.shape[2])
+        let (kh, kw) = (depthwiseFilter.shape[1], depthwiseFilter.shape[2])
+        guard expansionFilter.shape == [channels, 1, 1, inputs], expanded.shape == [1, height, width, channels],
+              depthwiseFilter.shape == [1, kh, kw, channels], filtered.shape == [1, outHeight, outWidth, channels],
+              projectionFilter.shape == [outputs, 1, 1, channels], projected.shape == [1, outHeight, outWidth, outputs],
+              outputs > Int(CK_NARROW_MAX_OUTPUTS), // a GEMM, which adds the per-pixel bias in its epilogue
+              expansionBias.map({ $0.shape == [channels] }) ?? true, depthwiseBias.map({ $0.shape == [channels] }) ?? true else {
+            return nil
+        }
+
+        // The depthwise geometry, as its preparation will resolve it.
+        let options = block.depthwiseOptions
+        guard options.depthMultiplier <= 1, (1...(1 << 16)).contains(options.strideH), (1...(1 << 16)).contains(options.strideW),
+              (1...(1 << 16)).contains(options.dilationH), (1...(1 << 16)).contains(options.dilationW) else { return nil }
+        let vertical = ConvolutionGeometry(inputSize: height, filterSize: kh, stride: options.strideH,
+                                           dilation: options.dilationH, padding: options.padding)
+        let horizontal = ConvolutionGeometry(inputSize: width, filterSize: kw, stride: options.strideW,
+                                             dilation: options.dilationW, padding: options.padding)
+        guard vertical.outputSize == outHeight, horizontal.outputSize == outWidth else { return nil }
+
+        // Constants that cannot be read as floats are left to the operators' preparation to report.
+        guard let expansionWeights = (try? graph.constantFloats(expansionFilter.index)) ?? nil,
+              let depthwiseWeights = (try? graph.constantFloats(depthwiseFilter.index)) ?? nil,
+              let projectionWeights = (try? graph.constantFloats(projectionFilter.index)) ?? nil,
+              expansionWeights.count == channels * inputs, depthwiseWeights.count == kh * kw * channels,
+              projectionWeights.count == outputs * channels else { return nil }
+        let zeros = [Float](repeating: 0, count: channels)
+        let expansionBiases = expansionBias.map { (try? graph.constantFloats($0.index)) ?? nil } ?? zeros
+        let depthwiseBiases = depthwiseBias.map { (try? graph.constantFloats($0.index)) ?? nil } ?? zeros
+        guard let expansionBiases, let depthwiseBiases, expansionBiases.count == channels, depthwiseBiases.count == channels else {
+            return nil
+        }
+
+        var isDead = (0..<channels).map { k in (0..<inputs).allSatisfy { expansionWeights[k * inputs + $0] == 0 } }
+        // Keep whole vectors of channels: the kernels' fast paths need multiples of 8 (the
+        // depthwise one ran 3.5x slower on 587 channels than on 592) and a GEMM panel has 16
+        // outputs. Keeping a dead channel is exact, so the last dead ones are kept.
+        var keptDead = (channelMultiple - isDead.filter { !$0 }.count % channelMultiple) % channelMultiple
+        for k in stride(from: channels - 1, through: 0, by: -1) where keptDead > 0 && isDead[k] {
+            isDead[k] = false
+            keptDead -= 1
+        }
+        let dead = (0..<channels).filter { isDead[$0] }, live = (0..<channels).filter { !isDead[$0] }
+        guard !live.isEmpty, dead.count * minimumDeadShare >= channels,
+              Double(dead.count) * Double(outHeight * outWidth) * Double(kh * kw + outputs) <= Double(maximumLoadTimeWork) else {
+            return nil
+        }
+
+        // What the dead channels add to each projected pixel: a dead channel is clamp(bias)
+        // wherever a depthwise tap lands inside the image, and 0 in the padding.
+        let (clampA, clampD) = (block.expansionClamp, block.depthwiseClamp)
+        var pixelBias = [Float](repeating: 0, count: outHeight * outWidth * outputs)
+        var contributes = false
+        for k in dead {
+            let value = min(max(expansionBiases[k], clampA.lower), clampA.upper)
+            for oy in 0..<outHeight {
+                for ox in 0..<outWidth {
+                    var sum = depthwiseBiases[k]
+                    for ky in 0..<kh {
+                        let iy = oy * options.strideH - vertical.paddingBefore + ky * options.dilationH
+                        guard iy >= 0, iy < height else { continue }
+                        for kx in 0..<kw {
+                            let ix = ox * options.strideW - horizontal.paddingBefore + kx * options.dilationW
+                            guard ix >= 0, ix < width else { continue }
+                            sum += depthwiseWeights[(ky * kw + kx) * channels + k] * value
+                        }
+                    }
+                    let activated = min(max(sum, clampD.lower), clampD.upper)
+                    guard activated != 0 else { continue }
+                    let base = (oy * outWidth + ox) * outputs
+                    for o in 0..<outputs {
+                        let term = projectionWeights[o * channels + k] * activated
+                        contributes = contributes || term != 0
+                        pixelBias[base + o] += term
+                    }
+                }
+            }
+        }
+
+        // Each operator keeps its live channels, in their order.
+        try graph.replaceConstant(expansionFilter.index, shape: [live.count, 1, 1, inputs],
+                                  values: live.flatMap { k in expansionWeights[(k * inputs)..<((k + 1) * inputs)] })
+        if let expansionBias {
+            try graph.replaceConstant(expansionBias.index, shape: [live.count], values: live.map { expansionBiases[$0] })
+        }
+        try graph.replaceConstant(depthwiseFilter.index, shape: [1, kh, kw, live.count],
+                                  values: (0..<(kh * kw)).flatMap { t in live.map { depthwiseWeights[t * channels + $0] } })
+        if let depthwiseBias {
+            try graph.replaceConstant(depthwiseBias.index, shape: [live.count], values: live.map { depthwiseBiases[$0] })
+        }
+        try graph.replaceConstant(projectionFilter.index, shape: [outputs, 1, 1, live.count],
+                                  values: (0..<outputs).flatMap { o in live.map { projectionWeights[o * channels + $0] } })
+        graph.reshapeActivation(expanded.index, shape: [1, height, width, live.count])
+        graph.reshapeActivation(filtered.index, shape: [1, outHeight, outWidth, live.count])
+        guard contributes else { return Outcome(pixelBias: nil) }
+        let bias = try graph.addConstant(name: "\(projected.name) (bias of \(dead.count) pruned channels)",
+                                         shape: [1, outHeight, outWidth, outputs], values: pixelBias)
+        return Outcome(pixelBias: bias)
+    }
+}
