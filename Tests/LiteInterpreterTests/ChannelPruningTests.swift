@@ -19,6 +19,9 @@ final class ChannelPruningTests: XCTestCase {
         var expandedIsOutput = false
         /// Weights reach the operators through DEQUANTIZE operators placed just before each.
         var dequantized = false
+        /// Output sizes of fully connected heads that read a MEAN over height and width of the
+        /// depthwise result, instead of a projection (empty: a projection).
+        var meanHeads: [Int] = []
         var seed: UInt64 = 5
 
         var outHeight: Int { (height + stride - 1) / stride }
@@ -28,6 +31,7 @@ final class ChannelPruningTests: XCTestCase {
     struct Weights {
         var input: [Float] = [], expansion: [Float] = [], expansionBias: [Float] = []
         var depthwise: [Float] = [], depthwiseBias: [Float] = [], projection: [Float] = [], projectionBias: [Float] = []
+        var heads: [(weights: [Float], bias: [Float])] = []
     }
 
     static func weights(_ b: Block) -> Weights {
@@ -41,6 +45,7 @@ final class ChannelPruningTests: XCTestCase {
         w.depthwiseBias = r.floats(b.channels)
         w.projection = r.floats(b.outputs * b.channels)
         w.projectionBias = r.floats(b.outputs)
+        w.heads = b.meanHeads.map { (r.floats($0 * b.channels), r.floats($0)) }
         for k in b.dead {
             for i in 0..<b.inputs { w.expansion[k * b.inputs + i] = 0 }
             if b.deadAddNothing {
@@ -71,6 +76,18 @@ final class ChannelPruningTests: XCTestCase {
         m.addOperator(code: Op.depthwiseConv2D, inputs: [expanded, df, db], outputs: [filtered], optionsType: Options.depthwiseConv2D,
                       options: [(0, .int8(0)), (1, .int32(Int32(b.stride))), (2, .int32(Int32(b.stride))), (3, .int32(1)),
                                 (4, .int8(3)), (5, .int32(1)), (6, .int32(1))])
+        if !b.meanHeads.isEmpty {
+            let axes = m.addInts([2], [1, 2]), mean = m.addTensor([1, b.channels])
+            m.addOperator(code: Op.mean, inputs: [filtered, axes], outputs: [mean], optionsType: Options.reducer, options: [(0, .bool(false))])
+            m.inputs = [x]
+            m.outputs = zip(b.meanHeads, w.heads).map { size, head in
+                let f = constant([size, b.channels], head.weights), bias = constant([size], head.bias), y = m.addTensor([1, size])
+                m.addOperator(code: Op.fullyConnected, inputs: [mean, f, bias], outputs: [y], optionsType: Options.fullyConnected,
+                              options: [(0, .int8(0))])
+                return y
+            } + (b.expandedIsOutput ? [expanded] : [])
+            return m.serialize()
+        }
         let pf = constant([b.outputs, 1, 1, b.channels], w.projection), pb = constant([b.outputs], w.projectionBias)
         m.addOperator(code: Op.conv2D, inputs: [filtered, pf, pb], outputs: [projected], optionsType: Options.conv2D,
                       options: [(0, .int8(0)), (1, .int32(1)), (2, .int32(1)), (3, .int8(b.projectionActivation))])
@@ -84,18 +101,28 @@ final class ChannelPruningTests: XCTestCase {
         return m.serialize()
     }
 
-    /// The block as stored, in double precision.
-    static func reference(_ b: Block, _ w: Weights) -> [Float] {
+    /// The block as stored, in double precision (the first output: the first head's, for a MEAN tail).
+    static func reference(_ b: Block, _ w: Weights) -> [Float] { references(b, w)[0] }
+
+    /// Every output of the block as stored, in double precision.
+    static func references(_ b: Block, _ w: Weights) -> [[Float]] {
         typealias Case = OperatorTests.ConvCase
         let expand = Case(h: b.height, w: b.width, c: b.inputs, oc: b.channels, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 3)
         let e = OperatorTests.referenceConv(expand, w.input, w.expansion, w.expansionBias, depthwise: false).out
         let dw = Case(h: b.height, w: b.width, c: b.channels, oc: b.channels, kh: b.kernel, kw: b.kernel, stride: b.stride, dilation: 1,
                       same: true, activation: 3)
         let d = OperatorTests.referenceConv(dw, e, w.depthwise, w.depthwiseBias, depthwise: true).out
+        if !b.meanHeads.isEmpty {
+            let pixels = b.outHeight * b.outWidth
+            let mean = (0..<b.channels).map { k in (0..<pixels).reduce(0.0) { $0 + Double(d[$1 * b.channels + k]) } / Double(pixels) }
+            return zip(b.meanHeads, w.heads).map { size, head in
+                (0..<size).map { o in Float((0..<b.channels).reduce(Double(head.bias[o])) { $0 + Double(head.weights[o * b.channels + $1]) * mean[$1] }) }
+            }
+        }
         let project = Case(h: b.outHeight, w: b.outWidth, c: b.channels, oc: b.outputs, kh: 1, kw: 1, stride: 1, dilation: 1, same: true,
                            activation: b.projectionActivation)
         let p = OperatorTests.referenceConv(project, d, w.projection, w.projectionBias, depthwise: false).out
-        return b.residual ? zip(p, w.input).map { $0 + $1 } : p
+        return [b.residual ? zip(p, w.input).map { $0 + $1 } : p]
     }
 
     /// The channel counts the expansion and the projection run with.
@@ -139,6 +166,29 @@ final class ChannelPruningTests: XCTestCase {
         }
     }
 
+    func testDeadChannelsBeforeAMeanFoldIntoTheHeadsBiases() throws {
+        let cases: [(Block, kept: Int, String)] = [
+            (Block(dead: Array(0..<64).filter { $0 % 4 != 1 }, dequantized: true, meanHeads: [5, 3]), 16, "5x5, two heads"),
+            (Block(kernel: 3, stride: 2, dead: Array(20..<64), meanHeads: [63], seed: 13), 32, "3x3 stride 2, one head"),
+            (Block(dead: Array(0..<48), expandedIsOutput: true, meanHeads: [5]), 64, "left as stored: the expanded tensor is an output"),
+        ]
+        for (block, kept, what) in cases {
+            let w = Self.weights(block)
+            let expected = Self.references(block, w)
+            let bytes = Self.model(block, w)
+            let (h, wd) = (block.height, block.width)
+            XCTAssertEqual(Self.channels(try Model(bytes: bytes)), ["\(h)x\(wd)x\(block.inputs) -> \(h)x\(wd)x\(kept)"], what)
+            let heads = try Model(bytes: bytes).program.operations.filter { $0.summary == "FULLY_CONNECTED" }.map(\.detail)
+            XCTAssertEqual(heads, block.meanHeads.map { "1x\(kept) -> 1x\($0)" }, what)
+            for threads in [1, 2] {
+                let outputs = try runModel(bytes, [w.input], threads: threads)
+                for (i, reference) in expected.enumerated() {
+                    assertClose(outputs[i], reference, 1e-5, "\(what), head \(i), \(threads) threads")
+                }
+            }
+        }
+    }
+
     func testBlocksThatCannotBePrunedAreLeftAsStored() throws {
         let dead = Array(0..<48)
         let cases: [(Block, String)] = [
@@ -175,10 +225,12 @@ final class ChannelPruningTests: XCTestCase {
                   + String(format: "(%.1f %% fewer)", 100 * Double(macsBefore - macsAfter) / Double(max(macsBefore, 1))))
             for change in changes { print("  \(change)") }
         }
-        // hand_landmark_full: the three 7x7 blocks that end in a projection; hand_landmark_lite:
-        // two of its three (the first has fewer than one in eight channels dead).
-        XCTAssertEqual(pruned["hand_landmark_full"], 6)
-        XCTAssertEqual(pruned["hand_landmark_lite"], 4)
+        // hand_landmark_full: its three 7x7 blocks that end in a projection (expansion and
+        // projection each) and the last one, which ends in the MEAN before the heads (its
+        // expansion); hand_landmark_lite: the same but for its first 7x7 block, which has fewer
+        // than one in eight channels dead.
+        XCTAssertEqual(pruned["hand_landmark_full"], 7)
+        XCTAssertEqual(pruned["hand_landmark_lite"], 5)
         for name in names where !name.hasPrefix("hand_landmark") { XCTAssertEqual(pruned[name], 0, name) }
     }
 }
