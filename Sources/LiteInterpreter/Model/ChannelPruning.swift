@@ -220,7 +220,7 @@ struct ChannelPruning {
 
         var isDead = (0..<channels).map { k in (0..<inputs).allSatisfy { expansionWeights[k * inputs + $0] == 0 } }
         // Keep whole vectors of channels: the kernels' fast paths need multiples of 8 (the
-        // depthwise one ran 3.5x slower on 587 channels than on 592) and a GEMM panel has 16
+        // depthwise one took 0.113 ms on 587 channels, 0.0155 on 592) and a GEMM panel has 16
         // outputs. Keeping a dead channel is exact, so the last dead ones are kept.
         var keptDead = (channelMultiple - isDead.filter { !$0 }.count % channelMultiple) % channelMultiple
         for k in stride(from: channels - 1, through: 0, by: -1) where keptDead > 0 && isDead[k] {

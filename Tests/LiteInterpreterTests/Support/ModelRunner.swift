@@ -1,9 +1,11 @@
 @testable import LiteInterpreter
 import XCTest
 
-/// Runs a model built in a test on the given inputs.
-func runModel(_ bytes: [UInt8], _ inputs: [[Float]], threads: Int = 1) throws -> [[Float]] {
-    let interpreter = try Interpreter(model: Model(bytes: bytes), options: .init(threadCount: threads))
+/// Runs a model built in a test on the given inputs (`pruneChannels: false`: as stored, see
+/// `ChannelPruning`).
+func runModel(_ bytes: [UInt8], _ inputs: [[Float]], threads: Int = 1, pruneChannels: Bool = true) throws -> [[Float]] {
+    let model = try Model(bytes: bytes, pruneChannels: pruneChannels)
+    let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
     for (i, values) in inputs.enumerated() { try interpreter.copy(values, toInputAt: i) }
     try interpreter.invoke()
     return try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
