@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(CK_HAVE_X86)
 #define CK_PAUSE() _mm_pause()
@@ -19,6 +20,11 @@
 /// runnable one when the machine is busy), then sleeping on a condition variable.
 #define CK_PAUSE_ITERATIONS 2048
 #define CK_YIELD_ITERATIONS 2000
+
+/// The claim word holds (generation << 48) | (head << 24) | tail, in units of `grain` indices.
+#define CK_CLAIM_BITS 24
+#define CK_CLAIM_MASK ((uint64_t)0xffffffu)
+#define CK_CACHE_LINE 64
 
 /// One step of waiting; returns 0 once the thread should block instead.
 static inline int ck_wait_step(int *iteration) {
@@ -45,64 +51,72 @@ typedef struct worker_start {
     int slot;
 } worker_start;
 
+/// The current job. Written by the caller before it publishes a new generation; fixed until
+/// every unit of that job has completed. Everything a worker reads to join a job shares one
+/// cache line, so joining costs one transfer from the caller's core.
+typedef struct ck_job {
+    ck_range_fn fn;
+    void *context;
+    size_t count;
+    /// Indices per unit (1 unless count does not fit the claim word) and the number of units.
+    size_t grain, units;
+    /// Units [head, tail) are unclaimed. The calling thread claims from the head and workers
+    /// from the tail, so each thread keeps working on the same part of every operator's output
+    /// (its data stays in that core's caches) while the two ends meet wherever the work
+    /// balances. Each claim takes a share of what is left (guided scheduling): large pieces
+    /// first, single units where the ends meet, so no thread waits long for the last piece.
+    _Atomic uint64_t claim;
+    atomic_uint generation;
+} ck_job;
+
 struct ck_threadpool {
-    int threads;
+    _Alignas(CK_CACHE_LINE) ck_job job;
+    /// Units completed; the thread that completes the last wakes the caller if it sleeps.
+    _Alignas(CK_CACHE_LINE) atomic_size_t completed;
+    _Alignas(CK_CACHE_LINE) int threads;
+    int started;
     pthread_t *workers;
     worker_start *starts;
-    int started;
     pthread_mutex_t mutex;
     pthread_cond_t wake;
     pthread_cond_t done;
     atomic_int stop;
-
-    // The current job. fn/context/count/chunks are written by the caller before it publishes
-    // a new generation and stay fixed until every chunk of that job has completed.
-    ck_range_fn fn;
-    void *context;
-    size_t count;
-    size_t chunks;
-    /// (generation << 32) | (head << 16) | tail: chunks [head, tail) are unclaimed. The calling
-    /// thread claims from the head and workers from the tail, so each thread keeps working on
-    /// the same part of every operator's output (its data stays in that core's caches) while
-    /// the two ends still meet wherever the work balances.
-    _Atomic uint64_t claim;
-    atomic_size_t completed;
-    atomic_uint generation;
+    /// Workers that sleep (or are about to) on `wake`, and whether the caller sleeps on
+    /// `done`: while nobody sleeps, starting and finishing a job touch no mutex.
+    atomic_int sleepers;
+    atomic_int caller_sleeps;
 };
 
-static void chunk_bounds(const ck_threadpool *p, size_t chunk, size_t *begin, size_t *end) {
-    size_t base = p->count / p->chunks, extra = p->count % p->chunks;
-    *begin = chunk * base + CK_MIN(chunk, extra);
-    *end = *begin + base + (chunk < extra ? 1 : 0);
-}
-
-/// Claims and runs chunks of job `generation` until none are left, from the head (the caller)
+/// Claims and runs pieces of job `generation` until none are left, from the head (the caller)
 /// or from the tail (workers).
-static void run_chunks(ck_threadpool *p, unsigned generation, int from_tail) {
+static void run_units(ck_threadpool *p, uint64_t generation, int from_tail) {
+    const size_t share = 2 * (size_t)p->threads;
     for (;;) {
-        uint64_t current = atomic_load_explicit(&p->claim, memory_order_acquire);
-        if ((unsigned)(current >> 32) != generation) return;
-        size_t head = (size_t)((current >> 16) & 0xffffu), tail = (size_t)(current & 0xffffu);
+        uint64_t current = atomic_load_explicit(&p->job.claim, memory_order_acquire);
+        if ((current >> (2 * CK_CLAIM_BITS)) != generation) return;
+        size_t head = (size_t)((current >> CK_CLAIM_BITS) & CK_CLAIM_MASK), tail = (size_t)(current & CK_CLAIM_MASK);
         if (head >= tail) return;
-        size_t chunk;
+        size_t take = (tail - head) / share;
+        if (take == 0) take = 1;
+        size_t first;
         uint64_t next;
         if (from_tail) {
-            chunk = tail - 1;
-            next = (current & ~(uint64_t)0xffffu) | (uint64_t)(tail - 1);
+            first = tail - take;
+            next = (current & ~CK_CLAIM_MASK) | (uint64_t)first;
         } else {
-            chunk = head;
-            next = (current & ~((uint64_t)0xffffu << 16)) | ((uint64_t)(head + 1) << 16);
+            first = head;
+            next = (current & ~(CK_CLAIM_MASK << CK_CLAIM_BITS)) | ((uint64_t)(head + take) << CK_CLAIM_BITS);
         }
-        if (!atomic_compare_exchange_weak_explicit(&p->claim, &current, next,
+        if (!atomic_compare_exchange_weak_explicit(&p->job.claim, &current, next,
                                                    memory_order_acq_rel, memory_order_acquire)) {
             continue;
         }
-        // The claimed chunk is not complete, so the job's fields are stable.
-        size_t begin, end;
-        chunk_bounds(p, chunk, &begin, &end);
-        p->fn(p->context, begin, end);
-        size_t finished = atomic_fetch_add_explicit(&p->completed, 1, memory_order_acq_rel) + 1;
-        if (finished == p->chunks) {
+        // The claimed units are not complete, so the job's fields are stable until they are.
+        const size_t units = p->job.units, grain = p->job.grain, count = p->job.count;
+        const size_t begin = first * grain, end = CK_MIN(count, (first + take) * grain);
+        p->job.fn(p->job.context, begin, end);
+        size_t finished = atomic_fetch_add(&p->completed, take) + take;
+        if (finished == units && atomic_load(&p->caller_sleeps)) {
             pthread_mutex_lock(&p->mutex);
             pthread_cond_signal(&p->done);
             pthread_mutex_unlock(&p->mutex);
@@ -118,38 +132,46 @@ static void *worker_main(void *arg) {
     // first job as new (reading the current generation here could skip it).
     unsigned seen = 0;
     for (;;) {
-        unsigned g = atomic_load_explicit(&p->generation, memory_order_acquire);
+        unsigned g = atomic_load_explicit(&p->job.generation, memory_order_acquire);
         int spins = 0;
         while (g == seen && !atomic_load_explicit(&p->stop, memory_order_acquire)) {
             if (!ck_wait_step(&spins)) {
+                // Announced before the generation is read again, so a caller that publishes
+                // after that read sees a sleeper and wakes it (both sides are sequentially
+                // consistent).
                 pthread_mutex_lock(&p->mutex);
-                while ((g = atomic_load_explicit(&p->generation, memory_order_acquire)) == seen &&
-                       !atomic_load_explicit(&p->stop, memory_order_acquire)) {
+                atomic_fetch_add(&p->sleepers, 1);
+                while ((g = atomic_load(&p->job.generation)) == seen && !atomic_load(&p->stop)) {
                     pthread_cond_wait(&p->wake, &p->mutex);
                 }
+                atomic_fetch_sub(&p->sleepers, 1);
                 pthread_mutex_unlock(&p->mutex);
                 break;
             }
-            g = atomic_load_explicit(&p->generation, memory_order_acquire);
+            g = atomic_load_explicit(&p->job.generation, memory_order_acquire);
         }
         if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
         seen = g;
-        run_chunks(p, g, 1);
+        run_units(p, g & 0xffffu, 1);
     }
 }
 
 ck_threadpool *ck_threadpool_create(int thread_count) {
     if (thread_count < 1) thread_count = 1;
-    ck_threadpool *p = (ck_threadpool *)calloc(1, sizeof(ck_threadpool));
+    const size_t size = (sizeof(ck_threadpool) + CK_CACHE_LINE - 1) / CK_CACHE_LINE * CK_CACHE_LINE;
+    ck_threadpool *p = (ck_threadpool *)aligned_alloc(CK_CACHE_LINE, size);
     if (p == NULL) return NULL;
+    memset(p, 0, size);
     p->threads = thread_count;
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     atomic_init(&p->stop, 0);
-    atomic_init(&p->claim, 0);
+    atomic_init(&p->sleepers, 0);
+    atomic_init(&p->caller_sleeps, 0);
     atomic_init(&p->completed, 0);
-    atomic_init(&p->generation, 0);
+    atomic_init(&p->job.claim, 0);
+    atomic_init(&p->job.generation, 0);
     if (thread_count > 1) {
         p->workers = (pthread_t *)calloc((size_t)thread_count - 1, sizeof(pthread_t));
         p->starts = (worker_start *)calloc((size_t)thread_count - 1, sizeof(worker_start));
@@ -173,7 +195,7 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
 void ck_threadpool_destroy(ck_threadpool *p) {
     if (p == NULL) return;
     pthread_mutex_lock(&p->mutex);
-    atomic_store_explicit(&p->stop, 1, memory_order_release);
+    atomic_store(&p->stop, 1);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mutex);
     for (int i = 0; i < p->started; i++) pthread_join(p->workers[i], NULL);
@@ -193,30 +215,35 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
         fn(context, 0, count);
         return;
     }
-    size_t chunks = (size_t)p->threads * 8;
-    if (chunks > count) chunks = count;
-    if (chunks > 0xffffu) chunks = 0xffffu;
-    p->fn = fn;
-    p->context = context;
-    p->count = count;
-    p->chunks = chunks;
+    const size_t grain = (count + CK_CLAIM_MASK - 1) / CK_CLAIM_MASK;
+    const size_t units = (count + grain - 1) / grain;
+    p->job.fn = fn;
+    p->job.context = context;
+    p->job.count = count;
+    p->job.grain = grain;
+    p->job.units = units;
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
-    unsigned generation = atomic_load_explicit(&p->generation, memory_order_relaxed) + 1;
-    atomic_store_explicit(&p->claim, ((uint64_t)generation << 32) | (uint64_t)chunks, memory_order_release);
-    pthread_mutex_lock(&p->mutex);
-    atomic_store_explicit(&p->generation, generation, memory_order_release);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->mutex);
+    const unsigned generation = atomic_load_explicit(&p->job.generation, memory_order_relaxed) + 1;
+    const uint64_t tag = generation & 0xffffu;
+    atomic_store_explicit(&p->job.claim, (tag << (2 * CK_CLAIM_BITS)) | (uint64_t)units, memory_order_release);
+    atomic_store(&p->job.generation, generation);
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->mutex);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->mutex);
+    }
 
-    run_chunks(p, generation, 0);
+    run_units(p, tag, 0);
 
     int spins = 0;
-    while (atomic_load_explicit(&p->completed, memory_order_acquire) != chunks) {
+    while (atomic_load_explicit(&p->completed, memory_order_acquire) != units) {
         if (ck_wait_step(&spins)) continue;
+        // Announced before `completed` is read again, so the thread that completes the last
+        // unit after that read sees it and signals.
         pthread_mutex_lock(&p->mutex);
-        while (atomic_load_explicit(&p->completed, memory_order_acquire) != chunks) {
-            pthread_cond_wait(&p->done, &p->mutex);
-        }
+        atomic_store(&p->caller_sleeps, 1);
+        while (atomic_load(&p->completed) != units) pthread_cond_wait(&p->done, &p->mutex);
+        atomic_store(&p->caller_sleeps, 0);
         pthread_mutex_unlock(&p->mutex);
         break;
     }
