@@ -10,9 +10,10 @@
 // their result is independent of the threads but not bit-identical to a multi-row tile's.
 //
 // With AVX-512 a tile is 8 rows x two 16-column panels (16 zmm accumulators; the same packed
-// panels, half-precision panels widened with vcvtph2ps), or x one panel for the last odd panel
-// and the last rows; the arithmetic rules are the same, only which rows share a tile differs
-// (so a single-row tile can fall on other rows).
+// panels, half-precision panels widened with vcvtph2ps, once per run of row tiles where the
+// weights fit a stack buffer), 8 rows x 16 + 8 columns when the outputs end early in the last
+// panel, or x one panel for the last odd panel and the last rows; the arithmetic rules are the
+// same, only which rows share a tile differs (so a single-row tile can fall on other rows).
 #include "ck_internal.h"
 #include "ck_simd8.h"
 
@@ -562,13 +563,78 @@ CK_AVX512_INLINE void tile_z(const int R, const int F16, const gemm_job *job, si
     tile_z_store(R, job, acc, i0, n0, nr);
 }
 
+/// Floats of the stack buffer a pair of half-precision panels is widened into (32 KB: up to 255
+/// weight rows, which covers the expansion layers of the hand and pose models).
+#define CK_GEMM_WIDEN_FLOATS 8192
+
+/// Panel `base` (16 float32 biases, then kk rows of 16 halves) as float32: 16 biases, then kk
+/// rows of 16 floats, the layout of a float32 panel.
+CK_AVX512_INLINE void z_widen_panel(const char *base, size_t kk, float *out) {
+    _mm512_store_ps(out, _mm512_loadu_ps((const float *)(const void *)base));
+    const uint16_t *h = (const uint16_t *)(const void *)(base + NR * sizeof(float));
+    for (size_t r = 0; r < kk; r++) {
+        _mm512_store_ps(out + NR * (1 + r), _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(h + r * NR))));
+    }
+}
+
+/// Eight rows x 16 + at most 8 columns: panel `panel` whole and the first half of the next (the
+/// last panel when the outputs end 1-8 columns into it, as the 24 of hand_landmark's first
+/// convolution do). The half runs in 256-bit registers: on cores that split a 512-bit FMA in
+/// two, a third fewer FMA operations than tile_z2 spends on it. The same arithmetic per output.
+CK_AVX512_INLINE void tile_z2h(const int F16, const gemm_job *job, size_t i0, size_t panel, const char *base0,
+                                const char *base1) {
+    const size_t n0 = panel * NR, nr1 = CK_MIN(NR, job->n - n0 - NR);
+    const void *w0 = base0 + NR * sizeof(float), *w1 = base1 + NR * sizeof(float);
+    const size_t k = job->k, taps = job->taps;
+    __m512 acc0[MR512];
+    __m256 acc1[MR512];
+    const __m512 b0 = _mm512_loadu_ps((const float *)(const void *)base0);
+    const __m256 b1 = _mm256_loadu_ps((const float *)(const void *)base1);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR512; i++) {
+        acc0[i] = b0;
+        acc1[i] = b1;
+    }
+    size_t r = 0;
+    for (size_t t = 0; t < taps; t++) {
+        const float *a[MR512];
+#pragma clang loop unroll(full)
+        for (int i = 0; i < MR512; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
+        for (size_t p = 0; p < k; p++, r++) {
+            const __m512 v0 = z_weights(F16, w0, r * NR);
+            const __m256 v1 = F16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)w1 + r * NR)))
+                                  : _mm256_loadu_ps((const float *)w1 + r * NR);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < MR512; i++) {
+                __m512 x = _mm512_set1_ps(a[i][p]);
+                // Opaque to the compiler, which would otherwise broadcast to 256 bits from
+                // memory and widen with a shuffle per row (a shuffle unit's worth of extra
+                // work that made this tile no faster than tile_z2).
+                __asm__("" : "+v"(x));
+                acc0[i] = _mm512_fmadd_ps(x, v0, acc0[i]);
+                acc1[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), v1, acc1[i]);
+            }
+        }
+    }
+    __m512 wide[MR512];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR512; i++) wide[i] = _mm512_zextps256_ps512(acc1[i]);
+    tile_z_store(MR512, job, acc0, i0, n0, NR);
+    tile_z_store(MR512, job, wide, i0, n0 + NR, nr1);
+}
+
 /// Eight rows x the 32 columns of panels `panel` and `panel + 1` (the second may be partial):
 /// each broadcast row value feeds two FMAs, where the single-panel tile spends a broadcast per
 /// FMA (one core: 9216x32x32 95 -> 118, 12544x64x16 81 -> 110, 576x128x256 111 -> 128 G
 /// multiply-adds per second). The same arithmetic per output as tile_z.
-CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, size_t panel) {
+/// `base0` and `base1` are the two panels: in job->packed, or widened copies (F16 = 0).
+CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, size_t panel, const char *base0,
+                              const char *base1) {
     const size_t n0 = panel * NR, nr1 = CK_MIN(NR, job->n - n0 - NR);
-    const char *base0 = job->packed + panel * job->panel_bytes, *base1 = base0 + job->panel_bytes;
+    if (nr1 <= NR / 2) {
+        tile_z2h(F16, job, i0, panel, base0, base1);
+        return;
+    }
     const void *w0 = base0 + NR * sizeof(float), *w1 = base1 + NR * sizeof(float);
     const size_t k = job->k, taps = job->taps;
     __m512 acc0[MR512], acc1[MR512];
@@ -677,16 +743,39 @@ CK_AVX512_INLINE void tiles_z(const int F16, const gemm_job *job, size_t t_begin
         for (size_t tile = t_begin; tile < t_end; tile++) {
             size_t panel = p_begin;
             if ((tile + 1) * MR512 <= job->m) {
-                for (; panel + 2 <= p_end; panel += 2) tile_z2(F16, job, tile * MR512, panel);
+                for (; panel + 2 <= p_end; panel += 2) {
+                    const char *base = job->packed + panel * job->panel_bytes;
+                    tile_z2(F16, job, tile * MR512, panel, base, base + job->panel_bytes);
+                }
             }
             for (; panel < p_end; panel++) tile_any_z(F16, job, tile, panel);
         }
     } else {
         size_t panel = p_begin;
+        const size_t whole_tiles = CK_MIN(t_end, job->m / MR512) > t_begin ? CK_MIN(t_end, job->m / MR512) - t_begin : 0;
+        const size_t kk = job->k * job->taps;
         for (; panel + 2 <= p_end; panel += 2) {
+            const char *base0 = job->packed + panel * job->panel_bytes, *base1 = base0 + job->panel_bytes;
+            // Half-precision panels that several row tiles will pass over are widened once, into
+            // a float32 pair on the stack: the tiles then spend no conversion per weight row (the
+            // conversions share the FMA units; a 49x672x112 product went from 50.5 to 54.0 G
+            // multiply-adds per second on one core). The values are the same, so is every sum.
+            _Alignas(64) float wide[CK_GEMM_WIDEN_FLOATS];
+            if (F16 && whole_tiles >= 2 && 2 * NR * (1 + kk) <= CK_GEMM_WIDEN_FLOATS) {
+                z_widen_panel(base0, kk, wide);
+                z_widen_panel(base1, kk, wide + NR * (1 + kk));
+                for (size_t tile = t_begin; tile < t_begin + whole_tiles; tile++) {
+                    tile_z2(0, job, tile * MR512, panel, (const char *)wide, (const char *)(wide + NR * (1 + kk)));
+                }
+                for (size_t tile = t_begin + whole_tiles; tile < t_end; tile++) {
+                    tile_any_z(F16, job, tile, panel);
+                    tile_any_z(F16, job, tile, panel + 1);
+                }
+                continue;
+            }
             for (size_t tile = t_begin; tile < t_end; tile++) {
                 if ((tile + 1) * MR512 <= job->m) {
-                    tile_z2(F16, job, tile * MR512, panel);
+                    tile_z2(F16, job, tile * MR512, panel, base0, base1);
                 } else {
                     tile_any_z(F16, job, tile, panel);
                     tile_any_z(F16, job, tile, panel + 1);
