@@ -72,6 +72,8 @@ final class DepthwiseTests: XCTestCase {
             // and with few rows, so that threads split the channels.
             Case(h: 16, w: 15, c: 40, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 16, ow: 15),
             Case(h: 3, w: 40, c: 96, kh: 3, kw: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1, oh: 3, ow: 40),
+            // A 7x7 layer as in hand_landmark's last stage: threads take channel groups whole.
+            Case(h: 7, w: 7, c: 200, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 7, ow: 7),
         ]
         for t in cases {
             let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)
