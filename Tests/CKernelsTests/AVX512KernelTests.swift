@@ -75,9 +75,11 @@ final class AVX512KernelTests: XCTestCase {
         // m from 1 (a matrix-vector product) through 8-row tiles with every remainder; n with
         // 1 ... 16 live columns in the last panel and several panels; k short and long.
         // Also: a last panel with at most 8 live columns beside a whole one (the 16 + 8 tile), and
-        // half-precision panel pairs widened once for several row tiles (k up to 255) or not.
+        // half-precision panel pairs widened once per thread and call, in each loop order:
+        // panels outer (24x120x64, 43x56x200), rows outer in blocks (64x64x300), rows outer
+        // tile by tile (40x32x96), and a single row tile that reads the halves (8x88x255).
         for (m, n, k) in [(1, 70, 33), (3, 16, 5), (8, 1, 17), (9, 31, 64), (15, 48, 7), (17, 24, 40), (64, 9, 128), (61, 100, 3),
-                          (24, 120, 64), (43, 56, 200), (16, 88, 255), (16, 88, 256), (33, 40, 300)] {
+                          (24, 120, 64), (43, 56, 200), (8, 88, 255), (64, 64, 300), (40, 32, 96), (33, 40, 700)] {
             let a = randomFloats(m * k, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
             let w = randomFloats(n * k, &g).map { ($0 * 2048).rounded() / 2048 } // half-precision values
             let residual = randomFloats(m * (n + 3), &g, in: -3...3)
@@ -99,19 +101,23 @@ final class AVX512KernelTests: XCTestCase {
         let (m, n, k) = (97, 70, 45)
         let a = randomFloats(m * k, &g), w = randomFloats(n * k, &g), bias = randomFloats(n, &g)
         let single = gemm(m: m, n: n, k: k, a: a, w: w, bias: bias, f16: false, residual: nil, prelu: nil)
-        // Half precision with many panels: threads take different runs of row tiles, so a pair
-        // of panels is widened for some tiles and read as halves for others.
-        let (hm, hn, hk) = (49, 200, 112)
-        let ha = randomFloats(hm * hk, &g), hbias = randomFloats(hn, &g)
-        let hw = randomFloats(hn * hk, &g).map { ($0 * 2048).rounded() / 2048 }
-        let halfSingle = gemm(m: hm, n: hn, k: hk, a: ha, w: hw, bias: hbias, f16: true, residual: nil, prelu: nil)
+        // Half precision, panels outer and rows outer: threads take different runs of row
+        // tiles, so a pair of panels is widened for some tiles and read as halves for others,
+        // and the layers alternate on each thread (a copy from one call must never serve another).
+        let halves = [(49, 200, 112), (97, 64, 300)].map { (m, n, k) in
+            let w = randomFloats(n * k, &g).map { ($0 * 2048).rounded() / 2048 }
+            return (m: m, n: n, k: k, a: randomFloats(m * k, &g), w: w, bias: randomFloats(n, &g))
+        }
+        let halfSingles = halves.map { gemm(m: $0.m, n: $0.n, k: $0.k, a: $0.a, w: $0.w, bias: $0.bias, f16: true, residual: nil, prelu: nil) }
         for threads in [2, 3] {
             let pool = ck_threadpool_create(Int32(threads))
             for _ in 0..<5 {
                 XCTAssertEqual(gemm(m: m, n: n, k: k, a: a, w: w, bias: bias, f16: false, residual: nil, prelu: nil, pool: pool), single,
                                "\(threads) threads")
-                XCTAssertEqual(gemm(m: hm, n: hn, k: hk, a: ha, w: hw, bias: hbias, f16: true, residual: nil, prelu: nil, pool: pool),
-                               halfSingle, "\(threads) threads, half precision")
+                for (h, expected) in zip(halves, halfSingles) {
+                    XCTAssertEqual(gemm(m: h.m, n: h.n, k: h.k, a: h.a, w: h.w, bias: h.bias, f16: true, residual: nil, prelu: nil, pool: pool),
+                                   expected, "\(threads) threads, half precision \(h.m)x\(h.n)x\(h.k)")
+                }
             }
             ck_threadpool_destroy(pool)
         }

@@ -10,12 +10,15 @@
 // their result is independent of the threads but not bit-identical to a multi-row tile's.
 //
 // With AVX-512 a tile is 8 rows x two 16-column panels (16 zmm accumulators; the same packed
-// panels, half-precision panels widened with vcvtph2ps, once per run of row tiles where the
-// weights fit a stack buffer), 8 rows x 16 + 8 columns when the outputs end early in the last
+// panels, half-precision panels widened with vcvtph2ps, once per thread and call into a
+// per-thread copy when a thread runs several row tiles over them), 8 rows x 16 + 8 columns when the outputs end early in the last
 // panel, or x one panel for the last odd panel and the last rows; the arithmetic rules are the
 // same, only which rows share a tile differs (so a single-row tile can fall on other rows).
 #include "ck_internal.h"
 #include "ck_simd8.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 
 #define MR CK_GEMM_MR
 #define NR CK_GEMM_NR
@@ -146,6 +149,8 @@ typedef struct gemm_job {
     int m_outer;
     int simd;
     int avx512;
+    /// Distinct for every call of run_gemm (widened panels are reused within one call only).
+    uint64_t serial;
 } gemm_job;
 
 /// The input of output row `row` at tap `t`.
@@ -563,10 +568,6 @@ CK_AVX512_INLINE void tile_z(const int R, const int F16, const gemm_job *job, si
     tile_z_store(R, job, acc, i0, n0, nr);
 }
 
-/// Floats of the stack buffer a pair of half-precision panels is widened into (32 KB: up to 255
-/// weight rows, which covers the expansion layers of the hand and pose models).
-#define CK_GEMM_WIDEN_FLOATS 8192
-
 /// Panel `base` (16 float32 biases, then kk rows of 16 halves) as float32: 16 biases, then kk
 /// rows of 16 floats, the layout of a float32 panel.
 CK_AVX512_INLINE void z_widen_panel(const char *base, size_t kk, float *out) {
@@ -575,6 +576,72 @@ CK_AVX512_INLINE void z_widen_panel(const char *base, size_t kk, float *out) {
     for (size_t r = 0; r < kk; r++) {
         _mm512_store_ps(out + NR * (1 + r), _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(h + r * NR))));
     }
+}
+
+/// Widened copies of half-precision panel pairs, per thread (see z_wide_pair).
+#define CK_WIDE_MAX_PAIRS 64
+#define CK_WIDE_MAX_BYTES ((size_t)1 << 20)
+
+typedef struct wide_cache {
+    float *floats;
+    size_t capacity;
+    /// The GEMM call (0: none) and pair whose copy each slot holds.
+    uint64_t slot_serial[CK_WIDE_MAX_PAIRS];
+    size_t slot_pair[CK_WIDE_MAX_PAIRS];
+} wide_cache;
+
+/// The slot of the pair at `panel`: rows-outer GEMMs pass over every pair once per block of row
+/// tiles, so each pair keeps a slot of its own; panels-outer ones finish a pair's row tiles
+/// before the next, so one slot, reused while it is warm in the cache, serves them all.
+static size_t wide_slot(const gemm_job *job, size_t panel) { return job->m_outer ? panel / 2 : 0; }
+
+static _Thread_local wide_cache tls_wide;
+static pthread_key_t wide_key;
+static pthread_once_t wide_key_once = PTHREAD_ONCE_INIT;
+static int wide_key_made;
+
+static void wide_release(void *floats) { free(floats); }
+static void wide_make_key(void) { wide_key_made = pthread_key_create(&wide_key, wide_release) == 0; }
+
+/// The float32 copy of half-precision panels `panel` and `panel + 1` for this GEMM call, made on
+/// the first request of each thread, or NULL when there is no room (the caller reads the halves).
+/// The tiles then spend no conversion per weight row (the conversions share the FMA units), and
+/// each thread converts a pair once per call however many row tiles and blocks it runs over it.
+/// The values are the same, so is every sum. The buffer grows to the largest layer's pairs (at
+/// most CK_WIDE_MAX_BYTES) and is freed when its thread ends.
+CK_AVX512 static float *z_wide_pair(const gemm_job *job, size_t panel) {
+    const size_t kk = job->k * job->taps, pair = panel / 2, slot = wide_slot(job, panel);
+    const size_t pairs = job->m_outer ? (job->n_tiles + 1) / 2 : 1, pair_floats = 2 * NR * (1 + kk);
+    if (pairs > CK_WIDE_MAX_PAIRS || pair_floats > CK_WIDE_MAX_BYTES / sizeof(float) / pairs) return NULL;
+    wide_cache *cache = &tls_wide;
+    if (cache->capacity < pairs * pair_floats) {
+        pthread_once(&wide_key_once, wide_make_key);
+        if (!wide_key_made) return NULL;
+        const size_t bytes = (pairs * pair_floats * sizeof(float) + 63) / 64 * 64;
+        float *floats = (float *)aligned_alloc(64, bytes);
+        if (floats == NULL) return NULL;
+        free(cache->floats);
+        cache->floats = floats;
+        cache->capacity = pairs * pair_floats;
+        memset(cache->slot_serial, 0, sizeof cache->slot_serial);
+        pthread_setspecific(wide_key, floats);
+    }
+    float *wide = cache->floats + slot * pair_floats;
+    if (cache->slot_serial[slot] != job->serial || cache->slot_pair[slot] != pair) {
+        const char *base = job->packed + panel * job->panel_bytes;
+        z_widen_panel(base, kk, wide);
+        z_widen_panel(base + job->panel_bytes, kk, wide + NR * (1 + kk));
+        cache->slot_serial[slot] = job->serial;
+        cache->slot_pair[slot] = panel / 2;
+    }
+    return wide;
+}
+
+/// Whether this thread holds a widened copy of the pair at `panel` for this GEMM call.
+static int z_pair_widened(const gemm_job *job, size_t panel) {
+    const size_t slot = wide_slot(job, panel);
+    return slot < CK_WIDE_MAX_PAIRS && tls_wide.capacity > 0 && tls_wide.slot_serial[slot] == job->serial &&
+           tls_wide.slot_pair[slot] == panel / 2;
 }
 
 /// Eight rows x 16 + at most 8 columns: panel `panel` whole and the first half of the next (the
@@ -739,44 +806,40 @@ CK_AVX512_INLINE void tiles_z(const int F16, const gemm_job *job, size_t t_begin
         gemv_z(F16, job, p_begin, p_end);
         return;
     }
+    const size_t kk = job->k * job->taps;
+    const size_t whole_tiles = CK_MIN(t_end, job->m / MR512) > t_begin ? CK_MIN(t_end, job->m / MR512) - t_begin : 0;
+    // Half-precision pairs are widened (z_wide_pair) when this thread runs more than one row
+    // tile over them in this call, counting the tiles of this piece and any it ran before.
+    const int widen = F16 && whole_tiles > 0;
     // Pairs of panels in whole 8-row tiles (see tile_z2).
     if (tile_major) {
         for (size_t tile = t_begin; tile < t_end; tile++) {
             size_t panel = p_begin;
             if ((tile + 1) * MR512 <= job->m) {
                 for (; panel + 2 <= p_end; panel += 2) {
-                    const char *base = job->packed + panel * job->panel_bytes;
-                    tile_z2(F16, job, tile * MR512, panel, base, base + job->panel_bytes);
+                    const float *wide = widen && (whole_tiles >= 2 || z_pair_widened(job, panel)) ? z_wide_pair(job, panel) : NULL;
+                    if (wide != NULL) {
+                        tile_z2(0, job, tile * MR512, panel, (const char *)wide, (const char *)(wide + NR * (1 + kk)));
+                    } else {
+                        const char *base = job->packed + panel * job->panel_bytes;
+                        tile_z2(F16, job, tile * MR512, panel, base, base + job->panel_bytes);
+                    }
                 }
             }
             for (; panel < p_end; panel++) tile_any_z(F16, job, tile, panel);
         }
     } else {
         size_t panel = p_begin;
-        const size_t whole_tiles = CK_MIN(t_end, job->m / MR512) > t_begin ? CK_MIN(t_end, job->m / MR512) - t_begin : 0;
-        const size_t kk = job->k * job->taps;
         for (; panel + 2 <= p_end; panel += 2) {
             const char *base0 = job->packed + panel * job->panel_bytes, *base1 = base0 + job->panel_bytes;
-            // Half-precision panels that several row tiles will pass over are widened once, into
-            // a float32 pair on the stack: the tiles then spend no conversion per weight row (the
-            // conversions share the FMA units; a 49x672x112 product went from 50.5 to 54.0 G
-            // multiply-adds per second on one core). The values are the same, so is every sum.
-            _Alignas(64) float wide[CK_GEMM_WIDEN_FLOATS];
-            if (F16 && whole_tiles >= 2 && 2 * NR * (1 + kk) <= CK_GEMM_WIDEN_FLOATS) {
-                z_widen_panel(base0, kk, wide);
-                z_widen_panel(base1, kk, wide + NR * (1 + kk));
-                for (size_t tile = t_begin; tile < t_begin + whole_tiles; tile++) {
-                    tile_z2(0, job, tile * MR512, panel, (const char *)wide, (const char *)(wide + NR * (1 + kk)));
-                }
-                for (size_t tile = t_begin + whole_tiles; tile < t_end; tile++) {
-                    tile_any_z(F16, job, tile, panel);
-                    tile_any_z(F16, job, tile, panel + 1);
-                }
-                continue;
-            }
+            const float *wide = widen && (whole_tiles >= 2 || z_pair_widened(job, panel)) ? z_wide_pair(job, panel) : NULL;
             for (size_t tile = t_begin; tile < t_end; tile++) {
                 if ((tile + 1) * MR512 <= job->m) {
-                    tile_z2(F16, job, tile * MR512, panel, base0, base1);
+                    if (wide != NULL) {
+                        tile_z2(0, job, tile * MR512, panel, (const char *)wide, (const char *)(wide + NR * (1 + kk)));
+                    } else {
+                        tile_z2(F16, job, tile * MR512, panel, base0, base1);
+                    }
                 } else {
                     tile_any_z(F16, job, tile, panel);
                     tile_any_z(F16, job, tile, panel + 1);
@@ -866,6 +929,8 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     job->simd = ck_use_simd8();
 #endif
     job->avx512 = ck_use_avx512();
+    static _Atomic uint64_t serials;
+    job->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
     job->mr = job->avx512 ? MR512 : MR;
     job->m_tiles = (job->m + job->mr - 1) / job->mr;
     job->n_tiles = (job->n + NR - 1) / NR;
