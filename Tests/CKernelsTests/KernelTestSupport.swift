@@ -73,3 +73,11 @@ extension XCTestCase {
         XCTAssertLessThanOrEqual(worst, tolerance, "\(message): worst relative difference \(worst) at \(at) (\(a[at]) vs \(b[at]))", file: file, line: line)
     }
 }
+
+/// Failures noted by threads other than the test's, read once they have finished (the first 20).
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ item: String) { lock.withLock { if items.count < 20 { items.append(item) } } }
+    var all: [String] { lock.withLock { items } }
+}

@@ -35,10 +35,3 @@ final class ThreadPoolStressTests: XCTestCase {
         XCTAssertEqual(failures.all, [])
     }
 }
-
-private final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func add(_ item: String) { lock.withLock { if items.count < 10 { items.append(item) } } }
-    var all: [String] { lock.withLock { items } }
-}

@@ -123,10 +123,3 @@ final class ThreadPoolWaitTests: XCTestCase {
         XCTAssertEqual(failures.all, [])
     }
 }
-
-private final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func add(_ item: String) { lock.withLock { if items.count < 20 { items.append(item) } } }
-    var all: [String] { lock.withLock { items } }
-}

@@ -644,65 +644,20 @@ static int z_pair_widened(const gemm_job *job, size_t panel) {
            tls_wide.slot_pair[slot] == panel / 2;
 }
 
-/// Eight rows x 16 + at most 8 columns: panel `panel` whole and the first half of the next (the
-/// last panel when the outputs end 1-8 columns into it, as the 24 of hand_landmark's first
-/// convolution do). The half runs in 256-bit registers: on cores that split a 512-bit FMA in
-/// two, 24 halves of FMA work per weight row instead of tile_z2's 32 (784x96x24 on one Zen 4
-/// core: 41.7 -> 50.7 G multiply-adds per second). The same arithmetic per output.
-CK_AVX512_INLINE void tile_z2h(const int F16, const gemm_job *job, size_t i0, size_t panel, const char *base0,
-                                const char *base1) {
-    const size_t n0 = panel * NR, nr1 = CK_MIN(NR, job->n - n0 - NR);
-    const void *w0 = base0 + NR * sizeof(float), *w1 = base1 + NR * sizeof(float);
-    const size_t k = job->k, taps = job->taps;
-    __m512 acc0[MR512];
-    __m256 acc1[MR512];
-    const __m512 b0 = _mm512_loadu_ps((const float *)(const void *)base0);
-    const __m256 b1 = _mm256_loadu_ps((const float *)(const void *)base1);
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR512; i++) {
-        acc0[i] = b0;
-        acc1[i] = b1;
-    }
-    size_t r = 0;
-    for (size_t t = 0; t < taps; t++) {
-        const float *a[MR512];
-#pragma clang loop unroll(full)
-        for (int i = 0; i < MR512; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
-        for (size_t p = 0; p < k; p++, r++) {
-            const __m512 v0 = z_weights(F16, w0, r * NR);
-            const __m256 v1 = F16 ? _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)w1 + r * NR)))
-                                  : _mm256_loadu_ps((const float *)w1 + r * NR);
-#pragma clang loop unroll(full)
-            for (int i = 0; i < MR512; i++) {
-                __m512 x = _mm512_set1_ps(a[i][p]);
-                // Opaque to the compiler, which would otherwise broadcast to 256 bits from
-                // memory and widen with a shuffle per row (a shuffle unit's worth of extra
-                // work that made this tile no faster than tile_z2).
-                __asm__("" : "+v"(x));
-                acc0[i] = _mm512_fmadd_ps(x, v0, acc0[i]);
-                acc1[i] = _mm256_fmadd_ps(_mm512_castps512_ps256(x), v1, acc1[i]);
-            }
-        }
-    }
-    __m512 wide[MR512];
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR512; i++) wide[i] = _mm512_zextps256_ps512(acc1[i]);
-    tile_z_store(MR512, job, acc0, i0, n0, NR);
-    tile_z_store(MR512, job, wide, i0, n0 + NR, nr1);
-}
-
 /// Eight rows x the 32 columns of panels `panel` and `panel + 1` (the second may be partial):
 /// each broadcast row value feeds two FMAs, where the single-panel tile spends a broadcast per
 /// FMA (one core: 9216x32x32 95 -> 118, 12544x64x16 81 -> 110, 576x128x256 111 -> 128 G
 /// multiply-adds per second). The same arithmetic per output as tile_z.
 /// `base0` and `base1` are the two panels: in job->packed, or widened copies (F16 = 0).
-CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, size_t panel, const char *base0,
-                              const char *base1) {
+///
+/// With HALF the second panel has at most 8 live columns (the last panel when the outputs end
+/// 1-8 columns into it, as the 24 of hand_landmark's first convolution do) and runs in the low
+/// 256 bits of its registers: on cores that split a 512-bit FMA in two, 24 halves of FMA work per
+/// weight row instead of 32 (784x96x24 on one Zen 4 core: 41.7 -> 50.7 G multiply-adds per
+/// second).
+CK_AVX512_INLINE void tile_z2_any(const int HALF, const int F16, const gemm_job *job, size_t i0, size_t panel,
+                                  const char *base0, const char *base1) {
     const size_t n0 = panel * NR, nr1 = CK_MIN(NR, job->n - n0 - NR);
-    if (nr1 <= NR / 2) {
-        tile_z2h(F16, job, i0, panel, base0, base1);
-        return;
-    }
     const void *w0 = base0 + NR * sizeof(float), *w1 = base1 + NR * sizeof(float);
     const size_t k = job->k, taps = job->taps;
     __m512 acc0[MR512], acc1[MR512];
@@ -718,17 +673,42 @@ CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, siz
 #pragma clang loop unroll(full)
         for (int i = 0; i < MR512; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
         for (size_t p = 0; p < k; p++, r++) {
-            const __m512 v0 = z_weights(F16, w0, r * NR), v1 = z_weights(F16, w1, r * NR);
+            const __m512 v0 = z_weights(F16, w0, r * NR);
+            const __m512 v1 = !HALF ? z_weights(F16, w1, r * NR)
+                              : F16 ? _mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)w1 + r * NR))))
+                                    : _mm512_castps256_ps512(_mm256_loadu_ps((const float *)w1 + r * NR));
 #pragma clang loop unroll(full)
             for (int i = 0; i < MR512; i++) {
-                const __m512 x = _mm512_set1_ps(a[i][p]);
+                __m512 x = _mm512_set1_ps(a[i][p]);
                 acc0[i] = _mm512_fmadd_ps(x, v0, acc0[i]);
-                acc1[i] = _mm512_fmadd_ps(x, v1, acc1[i]);
+                if (HALF) {
+                    // Opaque to the compiler, which would otherwise broadcast to 256 bits from
+                    // memory and widen with a shuffle per row (a shuffle unit's worth of extra
+                    // work that made the half tile no faster than the whole one).
+                    __asm__("" : "+v"(x));
+                    acc1[i] = _mm512_castps256_ps512(_mm256_fmadd_ps(_mm512_castps512_ps256(x), _mm512_castps512_ps256(v1),
+                                                                     _mm512_castps512_ps256(acc1[i])));
+                } else {
+                    acc1[i] = _mm512_fmadd_ps(x, v1, acc1[i]);
+                }
             }
         }
     }
+    if (HALF) {
+#pragma clang loop unroll(full)
+        for (int i = 0; i < MR512; i++) acc1[i] = _mm512_zextps256_ps512(_mm512_castps512_ps256(acc1[i]));
+    }
     tile_z_store(MR512, job, acc0, i0, n0, NR);
     tile_z_store(MR512, job, acc1, i0, n0 + NR, nr1);
+}
+
+CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, size_t panel, const char *base0,
+                              const char *base1) {
+    if (job->n - panel * NR - NR <= NR / 2) {
+        tile_z2_any(1, F16, job, i0, panel, base0, base1);
+    } else {
+        tile_z2_any(0, F16, job, i0, panel, base0, base1);
+    }
 }
 
 /// A matrix-vector product over P panels at once (the AVX2 gemv_panels' arithmetic).
