@@ -11,9 +11,10 @@
 //
 // With AVX-512 a tile is 8 rows x two 16-column panels (16 zmm accumulators; the same packed
 // panels, half-precision panels widened with vcvtph2ps, once per thread and call into a
-// per-thread copy when a thread runs several row tiles over them), 8 rows x 16 + 8 columns when the outputs end early in the last
-// panel, or x one panel for the last odd panel and the last rows; the arithmetic rules are the
-// same, only which rows share a tile differs (so a single-row tile can fall on other rows).
+// per-thread copy when a thread runs several row tiles over them; the second panel in 256-bit
+// halves when the outputs end 1-8 columns into it), or x one panel for the last odd panel and
+// the last rows; the arithmetic rules are the same, only which rows share a tile differs (so a
+// single-row tile can fall on other rows).
 #include "ck_internal.h"
 #include "ck_simd8.h"
 #include <pthread.h>
