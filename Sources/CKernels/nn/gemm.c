@@ -604,17 +604,22 @@ static int wide_key_made;
 static void wide_release(void *floats) { free(floats); }
 static void wide_make_key(void) { wide_key_made = pthread_key_create(&wide_key, wide_release) == 0; }
 
-/// The float32 copy of half-precision panels `panel` and `panel + 1` for this GEMM call, made on
-/// the first request of each thread, or NULL when there is no room (the caller reads the halves).
-/// The tiles then spend no conversion per weight row (the conversions share the FMA units), and
-/// each thread converts a pair once per call however many row tiles and blocks it runs over it.
-/// The values are the same, so is every sum. The buffer grows to the largest layer's pairs (at
-/// most CK_WIDE_MAX_BYTES) and is freed when its thread ends.
-CK_AVX512 static float *z_wide_pair(const gemm_job *job, size_t panel) {
+/// This thread's float32 copy of half-precision panels `panel` and `panel + 1` for this GEMM
+/// call: the one it holds, else (with `make`) a new one, else NULL (the caller reads the halves;
+/// also when there is no room). The tiles then spend no conversion per weight row (the
+/// conversions share the FMA units), and each thread converts a pair once per call however many
+/// row tiles and blocks it runs over it. The values are the same, so is every sum. The buffer
+/// grows to the largest layer's pairs (at most CK_WIDE_MAX_BYTES) and is freed when its thread
+/// ends.
+CK_AVX512 static float *z_wide_pair(const gemm_job *job, size_t panel, int make) {
     const size_t kk = job->k * job->taps, pair = panel / 2, slot = wide_slot(job, panel);
     const size_t pairs = job->m_outer ? (job->n_tiles + 1) / 2 : 1, pair_floats = 2 * NR * (1 + kk);
     if (pairs > CK_WIDE_MAX_PAIRS || pair_floats > CK_WIDE_MAX_BYTES / sizeof(float) / pairs) return NULL;
     wide_cache *cache = &tls_wide;
+    if (cache->capacity >= pairs * pair_floats && cache->slot_serial[slot] == job->serial && cache->slot_pair[slot] == pair) {
+        return cache->floats + slot * pair_floats;
+    }
+    if (!make) return NULL;
     if (cache->capacity < pairs * pair_floats) {
         pthread_once(&wide_key_once, wide_make_key);
         if (!wide_key_made) return NULL;
@@ -628,21 +633,12 @@ CK_AVX512 static float *z_wide_pair(const gemm_job *job, size_t panel) {
         pthread_setspecific(wide_key, floats);
     }
     float *wide = cache->floats + slot * pair_floats;
-    if (cache->slot_serial[slot] != job->serial || cache->slot_pair[slot] != pair) {
-        const char *base = job->packed + panel * job->panel_bytes;
-        z_widen_panel(base, kk, wide);
-        z_widen_panel(base + job->panel_bytes, kk, wide + NR * (1 + kk));
-        cache->slot_serial[slot] = job->serial;
-        cache->slot_pair[slot] = panel / 2;
-    }
+    const char *base = job->packed + panel * job->panel_bytes;
+    z_widen_panel(base, kk, wide);
+    z_widen_panel(base + job->panel_bytes, kk, wide + NR * (1 + kk));
+    cache->slot_serial[slot] = job->serial;
+    cache->slot_pair[slot] = pair;
     return wide;
-}
-
-/// Whether this thread holds a widened copy of the pair at `panel` for this GEMM call.
-static int z_pair_widened(const gemm_job *job, size_t panel) {
-    const size_t slot = wide_slot(job, panel);
-    return slot < CK_WIDE_MAX_PAIRS && tls_wide.capacity > 0 && tls_wide.slot_serial[slot] == job->serial &&
-           tls_wide.slot_pair[slot] == panel / 2;
 }
 
 /// Eight rows x the 32 columns of panels `panel` and `panel + 1` (the second may be partial):
@@ -709,6 +705,17 @@ CK_AVX512_INLINE void tile_z2(const int F16, const gemm_job *job, size_t i0, siz
         tile_z2_any(1, F16, job, i0, panel, base0, base1);
     } else {
         tile_z2_any(0, F16, job, i0, panel, base0, base1);
+    }
+}
+
+/// tile_z2 over the pair at `panel`: from `wide`, this thread's float32 copy of it (z_wide_pair),
+/// or from the packed panels when that is NULL.
+CK_AVX512_INLINE void tile_z2_pair(const int F16, const gemm_job *job, size_t i0, size_t panel, const float *wide) {
+    if (wide != NULL) {
+        tile_z2(0, job, i0, panel, (const char *)wide, (const char *)(wide + NR * (1 + job->k * job->taps)));
+    } else {
+        const char *base = job->packed + panel * job->panel_bytes;
+        tile_z2(F16, job, i0, panel, base, base + job->panel_bytes);
     }
 }
 
@@ -787,24 +794,17 @@ CK_AVX512_INLINE void tiles_z(const int F16, const gemm_job *job, size_t t_begin
         gemv_z(F16, job, p_begin, p_end);
         return;
     }
-    const size_t kk = job->k * job->taps;
+    // A thread widens a half-precision pair (z_wide_pair) when it runs more than one row tile
+    // over it in this piece; a copy it made for an earlier piece of this call serves anyway.
     const size_t whole_tiles = CK_MIN(t_end, job->m / MR512) > t_begin ? CK_MIN(t_end, job->m / MR512) - t_begin : 0;
-    // Half-precision pairs are widened (z_wide_pair) when this thread runs more than one row
-    // tile over them in this call, counting the tiles of this piece and any it ran before.
-    const int widen = F16 && whole_tiles > 0;
+    const int widen = whole_tiles >= 2;
     // Pairs of panels in whole 8-row tiles (see tile_z2).
     if (tile_major) {
         for (size_t tile = t_begin; tile < t_end; tile++) {
             size_t panel = p_begin;
             if ((tile + 1) * MR512 <= job->m) {
                 for (; panel + 2 <= p_end; panel += 2) {
-                    const float *wide = widen && (whole_tiles >= 2 || z_pair_widened(job, panel)) ? z_wide_pair(job, panel) : NULL;
-                    if (wide != NULL) {
-                        tile_z2(0, job, tile * MR512, panel, (const char *)wide, (const char *)(wide + NR * (1 + kk)));
-                    } else {
-                        const char *base = job->packed + panel * job->panel_bytes;
-                        tile_z2(F16, job, tile * MR512, panel, base, base + job->panel_bytes);
-                    }
+                    tile_z2_pair(F16, job, tile * MR512, panel, F16 ? z_wide_pair(job, panel, widen) : NULL);
                 }
             }
             for (; panel < p_end; panel++) tile_any_z(F16, job, tile, panel);
@@ -812,15 +812,10 @@ CK_AVX512_INLINE void tiles_z(const int F16, const gemm_job *job, size_t t_begin
     } else {
         size_t panel = p_begin;
         for (; panel + 2 <= p_end; panel += 2) {
-            const char *base0 = job->packed + panel * job->panel_bytes, *base1 = base0 + job->panel_bytes;
-            const float *wide = widen && (whole_tiles >= 2 || z_pair_widened(job, panel)) ? z_wide_pair(job, panel) : NULL;
+            const float *wide = F16 ? z_wide_pair(job, panel, widen) : NULL;
             for (size_t tile = t_begin; tile < t_end; tile++) {
                 if ((tile + 1) * MR512 <= job->m) {
-                    if (wide != NULL) {
-                        tile_z2(0, job, tile * MR512, panel, (const char *)wide, (const char *)(wide + NR * (1 + kk)));
-                    } else {
-                        tile_z2(F16, job, tile * MR512, panel, base0, base1);
-                    }
+                    tile_z2_pair(F16, job, tile * MR512, panel, wide);
                 } else {
                     tile_any_z(F16, job, tile, panel);
                     tile_any_z(F16, job, tile, panel + 1);

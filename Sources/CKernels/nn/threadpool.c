@@ -26,6 +26,12 @@
 #define CK_CLAIM_MASK ((uint64_t)0xffffffu)
 #define CK_CACHE_LINE 64
 
+/// The generation as the claim word holds it (its low 16 bits: a claim is only ever compared
+/// with the word it was read from, so wrapping is harmless).
+static inline uint64_t claim_tag(unsigned generation) {
+    return (uint64_t)generation & (((uint64_t)1 << (64 - 2 * CK_CLAIM_BITS)) - 1);
+}
+
 /// One step of waiting; returns 0 once the thread should block instead.
 static inline int ck_wait_step(int *iteration) {
     int i = (*iteration)++;
@@ -152,7 +158,7 @@ static void *worker_main(void *arg) {
         }
         if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
         seen = g;
-        run_units(p, g & 0xffffu, 1);
+        run_units(p, claim_tag(g), 1);
     }
 }
 
@@ -224,7 +230,7 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
     p->job.units = units;
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
     const unsigned generation = atomic_load_explicit(&p->job.generation, memory_order_relaxed) + 1;
-    const uint64_t tag = generation & 0xffffu;
+    const uint64_t tag = claim_tag(generation);
     atomic_store_explicit(&p->job.claim, (tag << (2 * CK_CLAIM_BITS)) | (uint64_t)units, memory_order_release);
     atomic_store(&p->job.generation, generation);
     if (atomic_load(&p->sleepers) > 0) {
