@@ -650,7 +650,7 @@ CK_AVX512 static float *z_wide_pair(const gemm_job *job, size_t panel, int make)
 /// With HALF the second panel has at most 8 live columns (the last panel when the outputs end
 /// 1-8 columns into it, as the 24 of hand_landmark's first convolution do) and runs in the low
 /// 256 bits of its registers: on cores that split a 512-bit FMA in two, 24 halves of FMA work per
-/// weight row instead of 32 (784x96x24 on one Zen 4 core: 41.7 -> 50.7 G multiply-adds per
+/// weight row instead of 32 (784x96x24 on one Zen 4 core: 43.0 -> 50.7 G multiply-adds per
 /// second).
 CK_AVX512_INLINE void tile_z2_any(const int HALF, const int F16, const gemm_job *job, size_t i0, size_t panel,
                                   const char *base0, const char *base1) {

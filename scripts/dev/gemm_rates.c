@@ -1,0 +1,65 @@
+// One core's GEMM rate on hot weights, per shape, for the figures in docs/interpreter.md and
+// docs/benchmarks.md (round 5). Built and run by scripts/dev/gemm-rates against the kernels of
+// the release build; `avx2` or `portable` as the first argument forces that kernel level.
+#include "CKernels.h"
+#include "ck_nn.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+typedef struct shape {
+    size_t m, n, k;
+    int f16;
+} shape;
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "avx2") == 0) ck_set_isa(CK_ISA_AVX2_FMA);
+    if (argc > 1 && strcmp(argv[1], "portable") == 0) ck_set_isa(CK_ISA_PORTABLE);
+    const shape shapes[] = {
+        {784, 16, 96, 0},   {784, 24, 96, 0},   {784, 32, 96, 0},   {12544, 24, 27, 0}, {784, 32, 96, 1},
+        {196, 384, 64, 0},  {196, 384, 64, 1},  {49, 672, 112, 0},  {49, 672, 112, 1},  {49, 112, 672, 0},
+        {49, 112, 672, 1},
+    };
+    printf("kernel level %d (0 portable, 1 AVX2, 2 NEON, 3 AVX-512); best of 3000 calls, one thread\n\n", (int)ck_active_isa());
+    printf("| m x n x k | weights | best (us) | G multiply-adds/s |\n|---|---|---|---|\n");
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const size_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
+        float *a = malloc(m * k * sizeof(float)), *w = malloc(n * k * sizeof(float));
+        float *c = malloc(m * n * sizeof(float)), *bias = calloc(n, sizeof(float));
+        const size_t bytes = ck_conv_packed_size(n, 1, k) * sizeof(float);
+        void *packed = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (a == NULL || w == NULL || c == NULL || bias == NULL || packed == NULL) return 1;
+        // Weights that are exact half-precision values, so either packing holds them.
+        for (size_t i = 0; i < m * k; i++) a[i] = (float)(i % 7) * 0.1f;
+        for (size_t i = 0; i < n * k; i++) w[i] = (float)(i % 5) * 0.25f;
+        if (shapes[s].f16) {
+            ck_conv_pack_f16(n, 1, k, w, bias, packed);
+        } else {
+            ck_conv_pack(n, 1, k, w, bias, packed);
+        }
+        ck_gemm_params p;
+        memset(&p, 0, sizeof p);
+        p.m = m, p.n = n, p.k = k, p.a = a, p.a_stride = k, p.packed = packed, p.c = c, p.c_stride = n;
+        p.out_min = -INFINITY, p.out_max = INFINITY, p.sum_min = -INFINITY, p.sum_max = INFINITY;
+        p.weights_f16 = shapes[s].f16;
+        double best = INFINITY;
+        for (int run = 0; run < 3000; run++) {
+            const double start = now_ns();
+            ck_gemm(&p, NULL);
+            const double elapsed = now_ns() - start;
+            if (elapsed < best) best = elapsed;
+        }
+        printf("| %zu x %zu x %zu | %s | %.1f | %.1f |\n", m, n, k, shapes[s].f16 ? "f16" : "f32", best / 1e3,
+               (double)(m * n * k) / best);
+        free(a), free(w), free(c), free(bias), free(packed);
+    }
+    return 0;
+}
