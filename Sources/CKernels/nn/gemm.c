@@ -905,8 +905,10 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     job->simd = ck_use_simd8();
 #endif
     job->avx512 = ck_use_avx512();
+    // Only calls that may widen half-precision panels take a serial: the counter is shared by
+    // every interpreter of the process.
     static _Atomic uint64_t serials;
-    job->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
+    if (job->f16 && job->avx512) job->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
     job->mr = job->avx512 ? MR512 : MR;
     job->m_tiles = (job->m + job->mr - 1) / job->mr;
     job->n_tiles = (job->n + NR - 1) / NR;
