@@ -1,5 +1,5 @@
 // swift-tools-version:6.0
-// libFuzzer targets for every parser of untrusted bytes in VisionTasks (issue 15), and the tool
+// libFuzzer targets for every parser of untrusted bytes in VisionTasks, and the tool
 // that writes their seed corpora. Built and run by ../scripts/fuzz, which adds the sanitizer flags
 // (-sanitize=fuzzer,address); this manifest has no unsafeFlags and the main package knows nothing
 // of it. The targets reach the parsers' internal entry points with `@testable import`, so the

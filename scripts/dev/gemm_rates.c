@@ -1,5 +1,5 @@
 // One core's GEMM rate on hot weights, per shape, for the figures in docs/interpreter.md and
-// docs/benchmarks.md (round 5). Built and run by scripts/dev/gemm-rates against the kernels of
+// docs/benchmarks.md. Built and run by scripts/dev/gemm-rates against the kernels of
 // the release build; `avx2` or `portable` as the first argument forces that kernel level.
 #include "CKernels.h"
 #include "ck_nn.h"

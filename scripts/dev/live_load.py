@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load client for `vision-tasks serve` (used by scripts/load-test): N concurrent live sessions
+"""Load client for `vision-tasks serve` (used by scripts/dev/load-test): N concurrent live sessions
 on 127.0.0.1, each streaming the same JPEG frames with one frame in flight (as the demo page
 does), for a bounded time and frame count. Prints per-frame latency (median, p99), frames per
 second served, drops and errors as one JSON line. Standard library only (a minimal RFC 6455

@@ -2,9 +2,9 @@
 """How stable is the number of poses per frame? MediaPipe against itself, against VisionTasks.
 
 VisionTasks finds the same number of poses as MediaPipe's references on every image and every
-frame of the body videos, but only on ~92 % of the frames of the hand close-up videos
-(numPoses 2). This script tells a logic difference from the tracking loop amplifying numeric
-noise: it runs MediaPipe 1.2.2 (Python Tasks API, the settings of
+frame of the body videos, but not on every frame of the hand close-up videos (numPoses 2;
+docs/pose.md gives the count). This script tells a logic difference from the tracking loop
+amplifying numeric noise: it runs MediaPipe 1.2.2 (Python Tasks API, the settings of
 shared/tools/mediapipe_reference.py: numPoses 2, thresholds 0.5, masks on) on the frames of a
 video (decoded as that tool decodes them) in IMAGE mode, and in VIDEO mode with and without
 minimal perturbations, optionally VisionTasks too, and compares the per-frame pose counts.
@@ -415,7 +415,7 @@ def load_with_world(path):
 
 
 def cmd_bars(args):
-    """MediaPipe against itself on the per-pair figures of the pose issue's acceptance bars: every
+    """MediaPipe against itself on the per-pair figures of the pose acceptance bars: every
     cached video-mode perturbation run in --out (made by `all`) against the unperturbed run, over
     the hand videos together. Poses are paired as PoseAccuracyTests pairs them."""
     def flat(pose):
@@ -483,7 +483,7 @@ def main():
     t.add_argument("video")
     t.add_argument("trace", help="stderr of the traced build (scripts/dev/pose_trace.patch, VT_POSE_DEBUG=1)")
     t.add_argument("ours_jsonl", help="the traced run's output (vision-tasks pose --num-poses 2 ... -o)")
-    b = sub.add_parser("bars", help="MediaPipe against itself on the issue's per-pair bars (cached runs of `all`)")
+    b = sub.add_parser("bars", help="MediaPipe against itself on the acceptance bars' per-pair figures (cached runs of `all`)")
     b.add_argument("--out", required=True)
     b.add_argument("videos", nargs="*")
     args = ap.parse_args()

@@ -78,7 +78,7 @@ final class EventOutput: @unchecked Sendable {
     }
 
     /// `{"timestampInMilliseconds": 1200, "event": "thumbsUp", "hand": 1, "handedness": "Right"}`,
-    /// keys in this order (the exact form), `"input"` last when given.
+    /// keys in this order (docs/hands-over-time.md shows this form), `"input"` last when given.
     static func jsonLine(_ event: GestureEvent, input: String?) -> String {
         var line =
             "{\"timestampInMilliseconds\": \(event.timestampInMilliseconds), \"event\": \"\(event.kind.rawValue)\", \"hand\": \(event.handIdentifier), \"handedness\": \(quoted(event.handedness))"

@@ -124,8 +124,8 @@ struct SwipeCommand: ParsableCommand {
         let found = InputEnumerator.enumerate(inputs, raw: false, sources: live)
         for problem in found.problems { MediaDriver.report(problem) }
         var ok = found.problems.isEmpty
-        // No output may overwrite an input (issue 16's rule for every command): `swipe in.mp4
-        // -o in.mp4` emptied the video, `--annotate in.mp4` overwrote it while it was read.
+        // No output may overwrite an input (the rule of every command): `swipe in.mp4 -o in.mp4`
+        // would empty the video, `--annotate in.mp4` would overwrite it while it is read.
         let inputFiles = InputFiles(found.inputs)
         let output = try EventOutput(
             format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output, inputs: inputFiles)

@@ -36,8 +36,8 @@ struct PoseCommand: ParsableCommand {
     var api: PoseAPIOption = .mediapipe
 
     mutating func validate() throws {
-        // Found by the hostile pass after issue 16: accepted and ignored (an empty folder was
-        // created), as gesture --masks was before issue 16.
+        // Refused rather than accepted and ignored (which would create an empty folder): the
+        // other APIs give no masks.
         if api != .mediapipe, media.masks != nil {
             throw ValidationError(
                 "--masks is for --api mediapipe: ML Kit's PoseDetector and Vision's body pose request give no segmentation masks")
