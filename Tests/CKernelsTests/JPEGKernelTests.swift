@@ -59,8 +59,8 @@ final class JPEGKernelTests: XCTestCase {
         XCTAssertEqual(stride, 8)
 
         let reference = Self.wrappingReferenceIDCT(coefficients, quant: quant)
-        // The block does overflow 32 bits (what made it undefined behaviour before the fix), so
-        // the comparison below is about the wrapping, not about ordinary sums.
+        // The block does overflow 32 bits (undefined behaviour in signed arithmetic), so the
+        // comparison below is about the wrapping, not about ordinary sums.
         XCTAssertTrue(Self.idctOverflows32Bits(coefficients, quant: quant), "the reproducer no longer overflows: it tests nothing")
         // Not a uniform block either: the wrapped sums reach both clamps and values between.
         XCTAssertGreaterThan(Set(reference).count, 2, "\(reference)")

@@ -10,9 +10,8 @@ final class KernelInfoTests: XCTestCase {
         #endif
     }
 
-    /// Found by the hostile pass after the issue 15/16 audit: `VISION_TASKS_KERNELS=garbage`
-    /// (or `AVX2`, or `neon` on x86-64) was ignored without a word. `vision-tasks` now warns
-    /// with this text.
+    /// `VISION_TASKS_KERNELS=garbage` (or `AVX2`, or `neon` on x86-64) is ignored by the
+    /// dispatch; `vision-tasks` warns with this text instead of ignoring it without a word.
     func testIgnoredKernelLevelRequestsAreExplained() throws {
         XCTAssertNil(KernelInstructionSet.environmentProblem(nil, detected: .avx512))
         // Honoured: the dispatch settled on the level asked for.

@@ -33,8 +33,9 @@ final class MalformedModelTests: XCTestCase {
         }
     }
 
-    /// Found by the hostile pass after issue 16: a directory was "NSCocoaErrorDomain error
-    /// 256", `/dev/zero` "You don't have permission" (and a FIFO waited for a writer forever).
+    /// A directory, a device and a FIFO are refused as models with a message that says so (not
+    /// Foundation's "NSCocoaErrorDomain error 256" or "You don't have permission", and never
+    /// waiting forever for a FIFO's writer).
     func testOnlyRegularFilesAreReadAsModels() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-paths-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -45,7 +45,7 @@ final class BadImageTests: XCTestCase {
     }
 
     /// 12-bit and lossless JPEGs are valid files libjpeg does not decode: "unsupported", not
-    /// "corrupt" (issue 16). Made from an 8-bit baseline JPEG by changing its frame header.
+    /// "corrupt". Made from an 8-bit baseline JPEG by changing its frame header.
     func testTwelveBitAndLosslessJPEGsAreUnsupportedNotCorrupt() throws {
         let pixels = try PixelBuffer(width: 16, height: 8, format: .rgb8, bytes: [UInt8](repeating: 128, count: 16 * 8 * 3))
         let baseline = try ImageEncoder.jpeg(pixels)
@@ -132,11 +132,11 @@ final class BadImageTests: XCTestCase {
             .tooLarge(width: 70_000, height: 2))
     }
 
-    /// Found running hand-made inputs through the image fuzz target (its 256 MB allocation limit,
-    /// issue 15): a 74-byte PNG declaring 16384x16384 RGBA made the decoder
-    /// allocate 1 GiB for the pixels before libpng found the data missing, and an 834-byte JPEG
-    /// declaring 16384x16384 made libjpeg allocate 512 MiB of coefficients. Both sizes are within
-    /// `ImageLimits`; what is wrong is that no file that small can encode that many pixels.
+    /// Decompression bombs (docs/fuzzing.md, defect 2): a 74-byte PNG declaring 16384x16384 RGBA
+    /// would make the decoder allocate 1 GiB for the pixels before libpng finds the data missing,
+    /// and an 834-byte JPEG declaring 16384x16384 would make libjpeg allocate 512 MiB of
+    /// coefficients. Both sizes are within `ImageLimits`; what is wrong is that no file that
+    /// small can encode that many pixels, so they are refused before any pixel memory.
     func testDeclaredPixelsBeyondWhatTheFileCanEncodeAreRefusedBeforeAllocating() throws {
         let chunk = TestImages.pngChunk
         // IHDR 16384 x 16384, 8-bit RGBA; one IDAT of zlib's stored empty block; IEND.
@@ -160,11 +160,11 @@ final class BadImageTests: XCTestCase {
         XCTAssertTrue(jpegMessage.contains("16384x16384"), jpegMessage)
     }
 
-    /// Found by `scripts/fuzz image` in CI (after stop 19; 979 463 runs, 48 s): a PNG whose
-    /// text chunk declared 1 685 021 284 bytes made libpng allocate them before reading any, as
-    /// libpng 1.6 only warns that a chunk is over its 8 MB limit. The decoder now skips every
-    /// ancillary chunk but tRNS unread, and libpng's allocations go through an allocator that
-    /// refuses more than 16 MB at once.
+    /// A PNG whose text chunk declares 1 685 021 284 bytes (found by `scripts/fuzz image`;
+    /// docs/fuzzing.md, defect 6) would make libpng allocate them before reading any, as libpng
+    /// 1.6 only warns that a chunk is over its 8 MB limit. The decoder skips every ancillary
+    /// chunk but tRNS unread, and libpng's allocations go through an allocator that refuses more
+    /// than 16 MB at once.
     func testAChunkDeclaringGigabytesIsNeitherAllocatedNorRead() throws {
         let png = try ImageEncoder.png(TestImages.pattern(width: 8, height: 8))
         let bomb = FuzzReproducers.pngWithChunkDeclaringGigabytes(png)
@@ -193,8 +193,8 @@ final class BadImageTests: XCTestCase {
 
     /// A caller's pixel limit (`decode(_:source:maxPixels:)`, the server's `--max-image-pixels`)
     /// is applied by the decoders to the dimensions they parsed themselves, so no header scan
-    /// can be fooled around it (issue 15: `scripts/fuzz http` got a JPEG past the server's
-    /// limit with stray bytes before its frame header, which libjpeg skips).
+    /// can be fooled around it (docs/fuzzing.md, defect 4: stray bytes before a JPEG's frame
+    /// header, which libjpeg skips and a header scan stops at).
     func testACallersPixelLimitIsAppliedToTheDimensionsTheDecoderParsed() throws {
         let image = TestImages.pattern(width: 40, height: 30)
         let stray = try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 40, height: 30)

@@ -22,9 +22,9 @@ final class ImageHeaderTests: XCTestCase {
     }
 
     /// Bytes libjpeg skips between segments (stray bytes, fill bytes, a stuffed 0xFF 0x00) are
-    /// skipped by the scan too, so it finds the size the decoder finds. It returned nil on
-    /// them, and the server, which refuses oversized images from this scan, let such a file
-    /// through to the decoder (issue 15, found by `scripts/fuzz http`).
+    /// skipped by the scan too, so it finds the size the decoder finds (a scan that returned nil
+    /// on them would let such a file past the server's early size check; docs/fuzzing.md,
+    /// defects 4 and 5).
     func testBytesBetweenSegmentsThatLibjpegSkipsAreSkipped() throws {
         let stray = try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 84, height: 60)
         XCTAssertEqual(ImageHeader.dimensions(of: Data(stray)).map { [$0.width, $0.height] }, [84, 60])

@@ -100,8 +100,8 @@ final class VideoTests: XCTestCase {
 
     /// A clip whose edit list starts 2.3 s in (what `ffmpeg -ss 2.3 -i clip.mp4 -c copy` writes):
     /// FFmpeg discards the samples before the edit, so fewer frames than the container's sample
-    /// count come out. That is a valid file, not a truncated one (issue 16: it was "is
-    /// truncated: declares 202 frames" and exit 1).
+    /// count come out. That is a valid file, not a truncated one (no "is truncated: declares 202
+    /// frames", no failure).
     func testEditListGivesFewerFramesThanDeclaredWithoutAnError() throws {
         var bytes = [UInt8](try Data(contentsOf: try SharedTestData.file("media/video_pose_squats.mp4")))
         // The clip: 65 frames at 5 fps, media timescale 10240, one edit starting at media time 0.
@@ -128,10 +128,9 @@ final class VideoTests: XCTestCase {
         return (0...(haystack.count - needle.count)).first { haystack[$0..<$0 + needle.count].elementsEqual(needle) }
     }
 
-    /// Found by the hostile pass after issue 16 (reading VideoReader for arithmetic on the
-    /// file's numbers): a frame's `pts - startTime` overflowed `Int64` and a huge time in a
-    /// coarse time base overflowed the conversion to `Int`, both traps on a crafted container.
-    /// Now such a frame is a `MediaError` (nil here); ordinary times are unchanged.
+    /// A crafted container's numbers cannot trap the time arithmetic: a frame whose
+    /// `pts - startTime` overflows `Int64`, or whose huge time in a coarse time base overflows
+    /// the conversion to `Int`, is a `MediaError` (nil here); ordinary times are unchanged.
     func testFrameTimesFromHostileContainersAreErrorsNotTraps() {
         func ms(_ pts: Int64?, start: Int64 = 0, base: (Int32, Int32) = (1, 1000), index: Int = 0, fps: Double = 25) -> Int? {
             VideoReader.milliseconds(

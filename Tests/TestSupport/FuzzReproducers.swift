@@ -11,12 +11,12 @@ public enum FuzzReproducers {
             + "0045f9d417a02cc2a0c020c320c1c8806a718037481b2b8811082da1742658192d50ad504b060701"
             + "02150314000008000052" + "7b785d126b504b0506000000000200020071000000cb0000000000")
 
-    /// The shape of the input `scripts/fuzz http` found in 8 seconds (issue 15): a JPEG with 93
-    /// stray bytes (45 zeros, then 48 times 0xA4) between its last quantisation table and its
+    /// The shape of the input `scripts/fuzz http` found (docs/fuzzing.md, defect 4): a JPEG with
+    /// 93 stray bytes (45 zeros, then 48 times 0xA4) between its last quantisation table and its
     /// frame header. libjpeg skips stray bytes between segments with a warning and decodes the
-    /// image; the server's header scan (`ImageHeader`) stopped at them, found no size, and the
-    /// server's pixel limit was never applied. The fuzzer's image was 84 x 84 under a 4096-pixel
-    /// limit; any size and pixels show the same.
+    /// image; a header scan that stops at them finds no size, so a pixel limit applied from the
+    /// scan alone is never applied. The fuzzer's image was 84 x 84 under a 4096-pixel limit; any
+    /// size and pixels show the same.
     public static func jpegWithStrayBytesBeforeFrameHeader(width: Int, height: Int) throws -> [UInt8] {
         // Smooth gradients, so that even a megapixel image encodes in a few tens of kilobytes.
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
@@ -31,11 +31,11 @@ public enum FuzzReproducers {
         return Array(jpeg[..<sof]) + [UInt8](repeating: 0, count: 45) + [UInt8](repeating: 0xA4, count: 48) + Array(jpeg[sof...])
     }
 
-    /// The shape of the input `scripts/fuzz image` found in CI (issue 15, after stop 19): a PNG
-    /// that ends in a text chunk's header declaring 1 685 021 284 bytes (0x646F6264;
-    /// libpng asked for one byte more, the `malloc(1685021285)` of CI's report).
-    /// libpng 1.6 only warns that a chunk is over its 8 MB limit (a "benign error"), then
-    /// allocated the declared length before reading a byte of it.
+    /// The shape of the input `scripts/fuzz image` found in CI (docs/fuzzing.md, defect 6): a PNG
+    /// that ends in a text chunk's header declaring 1 685 021 284 bytes (0x646F6264; libpng asks
+    /// for one byte more, `malloc(1685021285)`). libpng 1.6 only warns that a chunk is over its
+    /// 8 MB limit (a "benign error"), then allocates the declared length before reading a byte of
+    /// it, unless the reader skips the chunk.
     public static func pngWithChunkDeclaringGigabytes(_ png: [UInt8]) -> [UInt8] {
         // Signature (8 bytes) and IHDR (25), then the chunk's length, type and two bytes.
         Array(png.prefix(33)) + [0x64, 0x6F, 0x62, 0x64] + Array("tEXt".utf8) + [0x61, 0x62]

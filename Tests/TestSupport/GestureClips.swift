@@ -2,8 +2,8 @@ import Foundation
 import MediaIO
 import VisionTasks
 
-/// Test clips for the gesture events, made from the shared stills at test time (issue 11: the
-/// shared media have held gestures but no sequences of them). Frames are 640×480 at 30 fps,
+/// Test clips for the gesture events, made from the shared stills at test time (the shared
+/// media hold gestures but no sequences of them). Frames are 640×480 at 30 fps,
 /// the stills scaled onto a grey background, written with our `VideoWriter` (H.264 or MPEG-4)
 /// so that the tests read them back through the same decoder as any user video.
 public enum GestureClips {

@@ -6,9 +6,8 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(VisionTasksCommand.configuration.commandName, "vision-tasks")
     }
 
-    /// Found by the hostile pass (issue 16): a negative number after a numeric option was
-    /// taken for an option, so `--num-hands -2` said "Missing value". Numeric options take
-    /// their next argument as the value, and the range check says what is allowed.
+    /// A negative number after a numeric option is its value, not an option (`--num-hands -2`
+    /// must not say "Missing value"), so the range check says what is allowed.
     func testNegativeNumbersReachTheRangeCheck() {
         let cases: [([String], String)] = [
             (["serve", "--port", "-1"], "--port must be from 0 to 65535"),

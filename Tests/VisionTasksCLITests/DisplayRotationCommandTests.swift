@@ -4,10 +4,10 @@ import TestSupport
 import VisionTasks
 import XCTest
 
-/// Display rotation through the built `vision-tasks` program, as a user meets it (issue 11: a
-/// phone clip tagged "rotate 90" was processed sideways). The clips are made here: a thumbs-up
+/// Display rotation through the built `vision-tasks` program, as a user meets it (a phone clip
+/// tagged "rotate 90" must not be processed sideways). The clips are made here: a thumbs-up
 /// clip (640×480, `GestureClips`) stored turned a quarter counterclockwise (480×640), tagged
-/// with our `VideoWriter(displayRotation: 90)` and, as the issue did it, with
+/// with our `VideoWriter(displayRotation: 90)` and, as a user would tag it, with
 /// `ffmpeg -c copy -metadata:s:v:0 rotate=90`.
 final class DisplayRotationCommandTests: XCTestCase {
     private var dir: URL!
@@ -106,7 +106,7 @@ final class DisplayRotationCommandTests: XCTestCase {
         print("--ignore-display-rotation: a hand on \(found) of \(sideways.count) stored (sideways) frames")
     }
 
-    /// The issue's own recipe: `ffmpeg -i clip.mp4 -c copy -metadata:s:v:0 rotate=90 rot.mp4`.
+    /// FFmpeg's own recipe: `ffmpeg -i clip.mp4 -c copy -metadata:s:v:0 rotate=90 rot.mp4`.
     /// `media info` reports the rotation FFmpeg stored, and `media decode` gives the frames
     /// `ffmpeg` itself gives with its autorotation (same size, same pixels within decoding
     /// error), and not the same frame turned the other way.

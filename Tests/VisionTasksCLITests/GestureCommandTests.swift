@@ -116,8 +116,8 @@ final class GestureCommandTests: XCTestCase {
     }
 
     /// `--custom-allow` and `--custom-deny` warn about names the custom classifier does not
-    /// have, as `--allow` and `--deny` do for the canned one (found by the audit of issue 16:
-    /// before, only the canned lists were checked, against a fixed list of names).
+    /// have, as `--allow` and `--deny` do for the canned one: each list is checked against its
+    /// own classifier's labels, not a fixed list of names.
     func testEveryClassifierListWarnsAboutNamesItsClassifierDoesNotHave() throws {
         let operations = try SharedTestData.installedModel("operations.task").path
         func classifierNames(_ model: String) throws -> GestureClassifierNames {

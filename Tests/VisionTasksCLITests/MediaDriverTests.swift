@@ -130,8 +130,8 @@ final class MediaDriverTests: XCTestCase {
         XCTAssertThrowsError(try RawFrameSpec(parsing: "70000x2:rgb24"))
     }
 
-    /// Found by the hostile pass after the issue 15/16 audit: sides that were not numbers were
-    /// dropped, so these read as 640x480 (or 640x48) and ran on frames of a size nobody gave.
+    /// Sides that are not numbers are refused, not dropped (dropping them would read these as
+    /// 640x480, or 640x48, and run on frames of a size nobody gave).
     func testRawSpecsWithOddSidesAreRefused() throws {
         for odd in ["640xabcx480:rgb24", "640xx480:rgb24", "x640x480:rgb24", "640x480x:rgb24", "640x 480:rgb24",
                     "640x+480:rgb24", "640x-480:rgb24", "640x٤٨٠:rgb24", "640x480x3:rgb24", "640:rgb24", "x:rgb24", ":rgb24"] {

@@ -11,9 +11,8 @@ final class ModelsCommandTests: XCTestCase {
         XCTAssertEqual((install as? ModelsInstallCommand)?.quiet, true)
     }
 
-    /// Found by the hostile pass after the issue 15/16 audit: with a file as the model folder,
-    /// `models list` listed every model as missing (and said to run an install, which then
-    /// refused the folder). It now says what the install says.
+    /// With a file as the model folder, `models list` says what the install says (not every
+    /// model missing, with advice to run an install that would then refuse the folder).
     func testListRefusesAFileAsTheModelFolder() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("models-list-\(UUID().uuidString)")
         try Data("not a folder".utf8).write(to: file)

@@ -25,7 +25,7 @@ private struct SizeProcessor: FrameProcessor {
     }
 }
 
-/// Issue 16: outputs never destroy inputs or special files, full disks are errors, directory
+/// Outputs never destroy inputs or special files, full disks are errors, directory
 /// scans terminate and visit each file once, and numeric options are range-checked.
 final class OutputSafetyTests: XCTestCase {
     private var dir: URL!
@@ -65,7 +65,7 @@ final class OutputSafetyTests: XCTestCase {
         let input = try image("in.png")
         let original = try Data(contentsOf: URL(fileURLWithPath: input))
         try fm.createSymbolicLink(atPath: path("link.png"), withDestinationPath: input)
-        // Before: `gesture in.jpg -o in.jpg` left in.jpg empty.
+        // `gesture in.jpg -o in.jpg` must not leave in.jpg empty, through a symlink either.
         for target in [input, path("link.png")] {
             XCTAssertThrowsError(try run([input, "-o", target])) { XCTAssertTrue("\($0)".contains("refusing to write over an input"), "\($0)") }
             XCTAssertThrowsError(try run([input, "--annotate", target])) { XCTAssertTrue("\($0)".contains("input"), "\($0)") }
@@ -101,7 +101,7 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(fileType(path("link.json")), S_IFLNK)
         XCTAssertTrue(try String(contentsOfFile: target, encoding: .utf8).contains("\"size\""))
         XCTAssertEqual(try (fm.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber)?.intValue, 0o640)
-        // A character device stays a device (before: as root, /dev/null became a regular file).
+        // A character device stays a device (as root, /dev/null must not become a regular file).
         let null = try device("null", minor: 3)
         XCTAssertTrue(try run([input, "-o", null]).ok)
         XCTAssertEqual(fileType(null), S_IFCHR)
@@ -123,10 +123,10 @@ final class OutputSafetyTests: XCTestCase {
     func testFullDiskIsAnErrorForFilesAndStandardOutput() throws {
         let input = try image("in.png")
         let full = try device("full", minor: 7)
-        // Before: SIGILL from a `try!` in RecordWriter.
+        // A full disk is an error with the system's message, not a crash.
         XCTAssertThrowsError(try run([input, "-o", full])) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
         XCTAssertEqual(fileType(full), S_IFCHR)
-        // Before: stdout on a full disk exited 0 with truncated output.
+        // So is stdout on a full disk (not exit 0 with truncated output).
         let saved = dup(STDOUT_FILENO)
         let fullDescriptor = open(full, O_WRONLY)
         XCTAssertGreaterThanOrEqual(fullDescriptor, 0)
@@ -146,10 +146,10 @@ final class OutputSafetyTests: XCTestCase {
         try fm.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
         try image("d/a.png")
         try image("d/sub/b.png")
-        // Before: `up` made the scan run forever (RSS +40 MB/s); `self` processed every file 41 times.
+        // Link cycles: `up` must not make the scan run forever, nor `self` visit every file again.
         try fm.createSymbolicLink(atPath: root + "/sub/up", withDestinationPath: "..")
         try fm.createSymbolicLink(atPath: root + "/self", withDestinationPath: ".")
-        // Before: a FIFO named like an image hung the run forever.
+        // A FIFO named like an image must not hang the scan.
         XCTAssertEqual(mkfifo(root + "/c.png", 0o600), 0)
         let found = InputEnumerator.enumerate([root], raw: false)
         XCTAssertEqual(found.inputs.map(\.path), [root + "/a.png", root + "/sub/b.png"])
@@ -176,7 +176,7 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(found.problems.contains { $0.contains("not valid UTF-8") }, "\(found.problems)")
     }
 
-    /// Issue 16 (low): an unreadable subdirectory was skipped with exit 0 and no message. As
+    /// An unreadable subdirectory is reported (not skipped with exit 0 and no message). As
     /// root every folder is readable, so the scan runs as `nobody` (effective uid only, and
     /// only for the scan) to see what a user sees.
     func testUnreadableSubdirectoryIsReported() throws {
@@ -202,12 +202,12 @@ final class OutputSafetyTests: XCTestCase {
     // MARK: - Options (critical, medium)
 
     func testThreadsAndFPSAreRangeChecked() throws {
-        // Before: --threads 100000 started 100000 threads per model.
+        // --threads 100000 must not start 100000 threads per model.
         XCTAssertThrowsError(try TaskModelOption.parse(["--threads", "100000"])) {
             XCTAssertTrue(TaskModelOption.message(for: $0).contains("between 1 and"), TaskModelOption.message(for: $0))
         }
         XCTAssertNoThrow(try TaskModelOption.parse(["--threads", "\(BaseOptions.maxNumThreads)"]))
-        // Before: --fps 1e-300 crashed converting a timestamp; --fps 2000 failed on frame 1 or 2.
+        // --fps 1e-300 would overflow a timestamp's conversion; --fps 2000 would fail on frame 1 or 2.
         for fps in ["1e-300", "2000", "nan", "0"] {
             XCTAssertThrowsError(try MediaOptions.parse(["x.rgb", "--raw", "2x2:rgb24", "--fps", fps]), fps)
         }
@@ -217,14 +217,14 @@ final class OutputSafetyTests: XCTestCase {
     // MARK: - Refusals and messages (low)
 
     func testOptionsThatDoNothingAreRefusedOrWarned() throws {
-        // Before: `gesture --masks` was accepted and ignored (an empty directory was created).
+        // `gesture --masks` is refused, not accepted and ignored (with an empty directory made).
         XCTAssertThrowsError(try GestureCommand.parse(["x.jpg", "--masks", path("m")]))
         XCTAssertThrowsError(try HandsCommand.parse(["x.jpg", "--masks", path("m")]))
         XCTAssertFalse(fm.fileExists(atPath: path("m")))
-        // Before: NaN was accepted here while every other option refused it.
+        // NaN is refused here as by every other option.
         XCTAssertThrowsError(try GestureCommand.parse(["x.jpg", "--score-threshold", "nan"]))
         XCTAssertThrowsError(try GestureCommand.parse(["x.jpg", "--custom-score-threshold", "nan"]))
-        // Before: `--allow Bogus` or `--allow thumb_up` filtered nothing without a word.
+        // `--allow Bogus` or `--allow thumb_up` would filter nothing: a warning says so.
         // Without the model's names (it could not be read) the canned gesture names are used.
         let allow = try GestureCommand.parse(["x.jpg", "--allow", "Bogus, thumb_up,Thumb_Up"]).classifierListWarnings(names: nil)
         XCTAssertEqual(allow.count, 1)
@@ -233,15 +233,14 @@ final class OutputSafetyTests: XCTestCase {
     }
 
     func testHelpTexts() {
-        // Before: hard line breaks inside sentences, re-wrapped by the terminal.
+        // No hard line breaks inside sentences (the terminal re-wraps them).
         let pose = PoseCommand.helpMessage(columns: 400)
         XCTAssertTrue(pose.contains("frame to frame and, with --num-poses 1, smoothed over time"), pose)
         // --masks is shared by every task command's options: its help says it is pose only.
         XCTAssertTrue(GestureCommand.helpMessage(columns: 400).contains("pose only: write segmentation masks"))
-        // Found by the hostile pass after issue 16: on an 80-column terminal, examples longer
-        // than a line were cut mid-command ("... | vision-tasks pose --raw" and "640x480:rgb24 -"
-        // on the next line, flush left), so a copied example did not run. Every example line
-        // now fits: a wrapped line would start flush left.
+        // On an 80-column terminal every example fits on its line: an example cut mid-command
+        // ("... | vision-tasks pose --raw", then "640x480:rgb24 -" flush left on the next line)
+        // would not run when copied. A wrapped line would start flush left.
         let commands: [(String, String)] = [
             ("gesture", GestureCommand.helpMessage(columns: 80)), ("hands", HandsCommand.helpMessage(columns: 80)),
             ("pose", PoseCommand.helpMessage(columns: 80)), ("swipe", SwipeCommand.helpMessage(columns: 80)),
@@ -259,19 +258,20 @@ final class OutputSafetyTests: XCTestCase {
 
     func testAnnotationExtensionMustMatchTheInput() throws {
         let input = try image("in.png")
-        // Before: an image annotated to .mp4 got a PNG under that name, a video to .png an MP4.
+        // An image annotated to .mp4, or a video to .png, is refused (no file of the other kind
+        // under that name).
         XCTAssertThrowsError(try run([input, "--annotate", path("drawn.mp4")])) { XCTAssertTrue("\($0)".contains("image file"), "\($0)") }
         let raw = path("frames.rgb")
         try Data(repeating: 0, count: 2 * 2 * 3 * 2).write(to: URL(fileURLWithPath: raw))
         XCTAssertThrowsError(try run([raw, "--raw", "2x2:rgb24", "--annotate", path("drawn.png")])) {
             XCTAssertTrue("\($0)".contains("video file"), "\($0)")
         }
-        // Found in the hostile pass: -o and --annotate on one file gave a file that was neither.
+        // -o and --annotate on one file are refused (they would make a file that is neither).
         XCTAssertThrowsError(try run([input, "-o", path("same.png"), "--annotate", path("./same.png")])) {
             XCTAssertTrue("\($0)".contains("same file"), "\($0)")
         }
-        // Found in the hostile pass: an --annotate file that cannot be created failed only after
-        // the records were written; now before anything is read or written.
+        // An --annotate file that cannot be created fails before anything is read or written
+        // (not after the records were written).
         XCTAssertThrowsError(try run([input, "-o", path("o.json"), "--annotate", path("no/such/folder/x.png")]))
         XCTAssertFalse(fm.fileExists(atPath: path("o.json")))
         XCTAssertFalse(fm.fileExists(atPath: path("drawn.mp4")))
@@ -280,19 +280,19 @@ final class OutputSafetyTests: XCTestCase {
 
     func testMessagesSayWhatIsWrong() throws {
         let input = try image("in.png")
-        // Before: a raw NSCocoaErrorDomain error.
+        // A file as the masks folder is named as such, not a raw NSCocoaErrorDomain error.
         try Data().write(to: URL(fileURLWithPath: path("file")))
         XCTAssertThrowsError(try run([input, "--masks", path("file"), "-o", path("o.json")])) {
             XCTAssertTrue("\($0)".contains("is a file, not a directory"), "\($0)")
         }
-        // Before: "more than the 65535 a side" for a 30000x30000 image.
+        // A 30000x30000 image is too large by its pixel count, not by "more than the 65535 a side".
         let huge = MediaError(source: "x.png", reason: .tooLarge(width: 30000, height: 30000)).description
         XCTAssertTrue(huge.contains("900000000 pixels") && !huge.contains("a side"), huge)
-        // Before: only the current directory's path was named.
+        // A missing model names the model folder too, not only the current directory.
         XCTAssertThrowsError(try TaskModelOption.locate("nosuch-\(UUID().uuidString).task")) {
             XCTAssertTrue("\($0)".contains(ModelStore().directory.path), "\($0)")
         }
-        // Before: "/dev/zero: is empty".
+        // A device is "a device", not "is empty".
         let found = InputEnumerator.enumerate(["/dev/zero"], raw: false)
         XCTAssertTrue(found.inputs.isEmpty)
         XCTAssertTrue(found.problems.first?.contains("is a device") ?? false, "\(found.problems)")
@@ -303,7 +303,7 @@ final class OutputSafetyTests: XCTestCase {
         // Five frames' worth of 4x4 rgb24 read as 3x3: 240 bytes are not a whole number of 27-byte frames.
         try Data(repeating: 0, count: 4 * 4 * 3 * 5).write(to: URL(fileURLWithPath: raw))
         XCTAssertThrowsError(try RawFrameReader(path: raw, spec: RawFrameSpec(parsing: "3x3:rgb24"))) {
-            // Before: frames of garbage, then "frame 8 has 24 of 27 bytes (3x3 rgb8)" at the end.
+            // Refused before the first frame (not frames of garbage, then a short last frame).
             XCTAssertTrue("\($0)".contains("3x3 rgb24 frames"), "\($0)")
         }
         let result = try run([raw, "--raw", "3x3:rgb24", "-o", path("o.jsonl")])
@@ -311,14 +311,14 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertTrue(result.processor.processed.isEmpty, "no garbage frame is processed")
     }
 
-    // MARK: - The hostile pass after issue 16
+    // MARK: - Model paths, tensor files and pipes
 
     func testModelPathsAndTensorInputsSayWhatIsWrong() throws {
-        // Before: "" named the model folder itself, then "NSCocoaErrorDomain error 256".
+        // "" is an empty name, not the model folder itself (then "NSCocoaErrorDomain error 256").
         XCTAssertThrowsError(try TaskModelOption.locate("")) { XCTAssertTrue("\($0)".contains("empty"), "\($0)") }
         XCTAssertThrowsError(try ModelInfoCommand.parse([dir.path]).run()) { XCTAssertTrue("\($0)".contains("is a directory"), "\($0)") }
-        // Before: "You don't have permission" for /dev/zero as a tensor file; it is read only as
-        // far as the input needs, plus one byte.
+        // /dev/zero as a tensor file is read only as far as the input needs, plus one byte, and
+        // the message says it has more than that (not "You don't have permission").
         let model = try SharedTestData.installedModel("hand_landmark_full.tflite").path
         XCTAssertThrowsError(try ModelInvokeCommand.parse([model, "--input", "/dev/zero", "--output-dir", path("out")]).run()) {
             XCTAssertTrue("\($0)".contains("(602112 bytes) but /dev/zero has more than that"), "\($0)")
@@ -326,7 +326,7 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertThrowsError(try ModelInvokeCommand.parse([model, "--input", dir.path, "--output-dir", path("out")]).run()) {
             XCTAssertTrue("\($0)".contains("Is a directory"), "\($0)")
         }
-        // A FIFO is read as a shell tool reads it (before: "You don't have permission").
+        // A FIFO is read as a shell tool reads it (not "You don't have permission").
         let fifo = path("tensor.f32")
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         // A reader that gives up early must fail the test, not kill the test process.
@@ -342,10 +342,9 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(DeviceNodes.fileType(path("out/output0.f32")), S_IFREG)
     }
 
-    /// Found by the hostile pass after the issue 15/16 audit: `model invoke` wrote
-    /// `DIR/output<i>.f32` over one of its own `--input` files (chaining two models through one
-    /// folder), the data-loss case issue 16 fixed for `-o`. Now it refuses before writing any
-    /// output, by device and inode (a symlink to an input too).
+    /// `model invoke` never writes `DIR/output<i>.f32` over one of its own `--input` files
+    /// (chaining two models through one folder), the data loss every `-o` refuses too: it
+    /// refuses before writing any output, by device and inode (a symlink to an input too).
     func testModelInvokeNeverWritesOverItsInputs() throws {
         let model = try SharedTestData.installedModel("hand_landmark_full.tflite").path
         let values: [Float] = (0..<(224 * 224 * 3)).map { Float($0 % 251) / 251 }
@@ -369,8 +368,8 @@ final class OutputSafetyTests: XCTestCase {
     }
 
     func testAPipeIsReadAsAnImageWithoutLosingItsFirstBytes() throws {
-        // Before: `cat photo.jpg | vision-tasks hands /dev/stdin` failed with "not a JPEG or PNG
-        // file (starts with 49 46 00 01 ...)": sniffing the kind consumed the pipe's first 8 bytes.
+        // `cat photo.jpg | vision-tasks hands /dev/stdin`: sniffing the kind must not consume the
+        // pipe's first 8 bytes (which would give "not a JPEG or PNG file (starts with 49 46 00 01 ...)").
         let png = try Data(contentsOf: URL(fileURLWithPath: try image("in.png")))
         let fifo = path("pipe")  // no extension, as /dev/stdin
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
@@ -394,7 +393,7 @@ final class OutputSafetyTests: XCTestCase {
     }
 
     func testMasksWithAnAPIWithoutMasksAreRefused() throws {
-        // Before: `pose --api mlkit --masks m` created an empty folder and wrote nothing into it.
+        // `pose --api mlkit --masks m` is refused (it would create an empty folder and write nothing).
         for api in ["mlkit", "vision"] {
             XCTAssertThrowsError(try PoseCommand.parse(["x.jpg", "--api", api, "--masks", path("m")])) {
                 XCTAssertTrue(PoseCommand.message(for: $0).contains("--masks is for --api mediapipe"), PoseCommand.message(for: $0))
@@ -405,7 +404,7 @@ final class OutputSafetyTests: XCTestCase {
     }
 
     func testModelInfoLooksInTheModelFolderAsModelDoes() throws {
-        // Issue 16: `model info hand_landmark_full.tflite` looked only in the current directory.
+        // `model info hand_landmark_full.tflite` looks in the model folder, not only the current directory.
         let installed = try SharedTestData.installedModel("hand_landmark_full.tflite")
         XCTAssertFalse(fm.fileExists(atPath: "hand_landmark_full.tflite"))
         XCTAssertEqual(try TaskModelOption.locate("hand_landmark_full.tflite"), installed.path)
@@ -413,8 +412,8 @@ final class OutputSafetyTests: XCTestCase {
     }
 
     func testEmptyNamesAreRefusedAsSuch() throws {
-        // Before: "Error: : cannot write: No such file or directory", "--masks : cannot create
-        // the directory", ": no such file or directory".
+        // An empty name is "an empty string", not "Error: : cannot write: No such file or
+        // directory", "--masks : cannot create the directory" or ": no such file or directory".
         for arguments in [["x.jpg", "-o", ""], ["x.jpg", "--annotate", ""], ["x.jpg", "--masks", ""], [""]] {
             XCTAssertThrowsError(try MediaOptions.parse(arguments), "\(arguments)") {
                 XCTAssertTrue(MediaOptions.message(for: $0).contains("empty string"), MediaOptions.message(for: $0))
@@ -424,7 +423,7 @@ final class OutputSafetyTests: XCTestCase {
     }
 
     func testMediaDecodeRefusesDevices() throws {
-        // Before: "/dev/zero: is empty" (the task commands said so since issue 16; media decode did not).
+        // `media decode` says "is a device", as the task commands do (not "/dev/zero: is empty").
         XCTAssertThrowsError(try MediaDecodeCommand.parse(["/dev/zero", "-o", path("z.rgb")]).run()) {
             XCTAssertTrue("\($0)".contains("is a device"), "\($0)")
         }

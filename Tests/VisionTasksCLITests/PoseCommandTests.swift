@@ -133,7 +133,7 @@ final class PoseCommandTests: XCTestCase {
         _ = try SharedTestData.installedModel("pose_landmarker_full.task")
         let image = try SharedTestData.file("media/pose_fullbody_yoga_warrior.jpg").path
         let text = try run([image, "--output-format", "text"], model: false)
-        // Before: only "1 pose"; now where the pose is and how much of it is visible.
+        // Not only "1 pose": where the pose is and how much of it is visible.
         XCTAssertTrue(text.hasPrefix("\(image): 1 pose: x 0."), text)
         XCTAssertTrue(text.hasSuffix("/33 landmarks visible\n"), text)
         let oneThread = try run([image, "--output-format", "json", "--threads", "1"])

@@ -86,7 +86,7 @@ final class SwipeCommandTests: XCTestCase {
         XCTAssertGreaterThan(yellow(5), yellow(25) + 50)
     }
 
-    // MARK: - Outputs (the hostile pass after issue 16: swipe wrote its outputs as issue 16's -o did)
+    // MARK: - Outputs (the same safety rules as every other command's -o)
 
     /// Runs `vision-tasks swipe ARGUMENTS` (no `-o` added); throws what the command throws.
     private func runSwipe(_ arguments: [String]) throws {
@@ -100,14 +100,14 @@ final class SwipeCommandTests: XCTestCase {
         let original = try Data(contentsOf: URL(fileURLWithPath: video))
         let link = dir.appendingPathComponent("link.mp4").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: video)
-        // Before: `swipe in.mp4 -o in.mp4` left in.mp4 empty ("is empty"), and `--annotate
-        // in.mp4` overwrote the video while it was being read ("is truncated").
+        // `swipe in.mp4 -o in.mp4` must not empty in.mp4, nor `--annotate in.mp4` overwrite the
+        // video while it is being read.
         for target in [video, link] {
             XCTAssertThrowsError(try runSwipe([video, "-o", target])) { XCTAssertTrue("\($0)".contains("refusing to write over an input"), "\($0)") }
             XCTAssertThrowsError(try runSwipe([video, "--annotate", target])) { XCTAssertTrue("\($0)".contains("refusing to write over an input"), "\($0)") }
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: video)), original)
         }
-        // Before: an MP4 was written under the name x.png.
+        // No MP4 under the name x.png.
         let png = dir.appendingPathComponent("x.png").path
         XCTAssertThrowsError(try runSwipe([video, "--annotate", png])) { XCTAssertTrue("\($0)".contains("video file"), "\($0)") }
         XCTAssertFalse(FileManager.default.fileExists(atPath: png))
@@ -122,16 +122,16 @@ final class SwipeCommandTests: XCTestCase {
 
     func testOutputIsWrittenThroughDevicesAndAFullDiskIsAnError() throws {
         let video = try clip(GestureClips.thumbsSequence(), "thumbs.mp4")
-        // Before: as root, `-o /dev/null` replaced the device node with a regular file.
+        // As root, `-o /dev/null` writes to the device, not over its node with a regular file.
         let null = try DeviceNodes.make("null", minor: 3, in: dir)
         try runSwipe([video, "-o", null])
         XCTAssertEqual(DeviceNodes.fileType(null), S_IFCHR)
-        // Before: the same replacement for /dev/full (so the events went to a regular file and
-        // the run exited 0)...
+        // The same for /dev/full, where writing fails with the system's message (not a regular
+        // file written and exit 0)...
         let full = try DeviceNodes.make("full", minor: 7, in: dir)
         XCTAssertThrowsError(try runSwipe([video, "-o", full])) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
         XCTAssertEqual(DeviceNodes.fileType(full), S_IFCHR)
-        // ... and stdout on a full disk died with SIGILL (a `try!` in FileHandle.write).
+        // ... and so does stdout on a full disk (not a crash).
         let saved = dup(STDOUT_FILENO)
         let descriptor = open(full, O_WRONLY)
         XCTAssertGreaterThanOrEqual(descriptor, 0)
@@ -144,9 +144,9 @@ final class SwipeCommandTests: XCTestCase {
         XCTAssertThrowsError(try outcome.get()) { XCTAssertTrue("\($0)".contains("No space left"), "\($0)") }
     }
 
-    /// A command slower than the events: before, one process per event ran at once without
-    /// bound (`--exec 'sleep 60'` on a long video piled up processes); now at most
-    /// `maxRunningCommands` run and the next event waits for one to end.
+    /// A command slower than the events: at most `maxRunningCommands` run at once and the next
+    /// event waits for one to end (`--exec 'sleep 60'` on a long video must not pile up
+    /// processes without bound).
     func testExecCommandsRunAtMostALimitAtOnce() throws {
         let running = dir.appendingPathComponent("running")
         try FileManager.default.createDirectory(at: running, withIntermediateDirectories: true)
@@ -170,13 +170,14 @@ final class SwipeCommandTests: XCTestCase {
     }
 
     func testOptionsAndDevicesAreRefusedInTheCommandsOwnWords() throws {
-        // Before: "GestureEventOptions: minimumFrames must be at least 1." for --min-frames 0.
+        // Each flag is named in its own message (not "GestureEventOptions: minimumFrames must
+        // be at least 1.").
         for (flag, value) in [("--min-frames", "0"), ("--swipe-distance", "nan"), ("--swipe-window", "0")] {
             XCTAssertThrowsError(try SwipeCommand.parse(["x.mp4", flag, value])) {
                 XCTAssertTrue(SwipeCommand.message(for: $0).contains(flag), SwipeCommand.message(for: $0))
             }
         }
-        // Before: "/dev/zero: /dev/zero: is empty" on stderr.
+        // A device is named once, as a device, on stderr (not "/dev/zero: /dev/zero: is empty").
         let log = dir.appendingPathComponent("stderr.txt").path
         let saved = dup(STDERR_FILENO)
         let descriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

@@ -9,14 +9,13 @@ import XCTest
 @testable import VisionTasksServer
 
 /// The server's pixel limit holds for every image the decoders accept, whatever the header scan
-/// makes of it. `scripts/fuzz http` found the way past it (issue 15): stray bytes between a
-/// JPEG's segments, which libjpeg skips and the header scan stopped at
-/// (`FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader`).
+/// makes of it: stray bytes between a JPEG's segments, which libjpeg skips and a header scan may
+/// stop at, do not get an image past it (`FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader`;
+/// docs/fuzzing.md, defect 4).
 final class FrameLimitTests: XCTestCase {
-    /// The fuzzer's case: an 84 x 84 JPEG under the fuzz target's tight limit of 4096 pixels was
-    /// decoded (the fuzz check "a 84x84 image passed the limit of 4096 pixels"). With the default
-    /// limits the same trick let an 8 MiB upload make libjpeg allocate for 2^28 pixels instead of
-    /// being refused at 16 M.
+    /// The fuzzer's case: an 84 x 84 JPEG under the fuzz target's tight limit of 4096 pixels is
+    /// refused, not decoded. With the default limits the same trick would let an 8 MiB upload
+    /// make libjpeg allocate for 2^28 pixels instead of being refused at 16 M.
     func testStrayBytesBeforeTheFrameHeaderDoNotEvadeThePixelLimit() throws {
         let jpeg = Data(try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 84, height: 84))
         var limits = ServerLimits()
@@ -50,7 +49,7 @@ final class FrameLimitTests: XCTestCase {
             try await liveSession(port: port) { reader, outbound in
                 _ = try await reader.next(type: "ready")
                 try await outbound.write(.binary(ServerFixture.frame(jpeg, timestamp: 7)))
-                // The frame's answer, whatever its type (before the fix it was a result).
+                // The frame's answer, whatever its type (it must be an error, not a result).
                 let answer = try await reader.next()
                 XCTAssertEqual(answer?["type"] as? String, "error")
                 XCTAssertEqual((answer?["error"] as? [String: Any])?["code"] as? String, "imageTooLarge")

@@ -189,7 +189,7 @@ final class LiveSessionTests: XCTestCase {
         }
     }
 
-    /// The session options of issue 11 take effect, in the URL and in an options message:
+    /// The sessions' over-time options take effect, in the URL and in an options message:
     /// `mirrored=true` reports the other side for every hand (landmarks unchanged) and
     /// `smoothing=true` changes the landmarks after the first frame; each session equals the
     /// library with the same options on the same frames.

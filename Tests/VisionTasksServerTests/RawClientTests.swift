@@ -49,10 +49,10 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
         }
     }
 
-    /// Found by the hostile pass after issue 16: every HTTP request waiting for a core held its
-    /// body (twice), so clients posting at once took memory without bound (40 clients posting
-    /// an 8 MB JPEG: 1.2 GB). Beyond `maxPendingRequests` a request is answered 503
-    /// `serverBusy` at once, before its body is read; the others are served.
+    /// Beyond `maxPendingRequests` a request is answered 503 `serverBusy` at once, before its
+    /// body is read; the others are served. Requests waiting for a core must not each hold their
+    /// body, or clients posting at once would take memory without bound (40 clients posting an
+    /// 8 MB JPEG each).
     func testRequestsBeyondThePendingLimitAreAnsweredBusyAtOnce() async throws {
         let jpeg = [UInt8](try ServerFixture.still("hand_thumb_up_left_01.jpg"))
         var limits = ServerLimits()
@@ -91,10 +91,10 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
         }
     }
 
-    /// Found by the hostile pass after issue 16: a client that trickled its body held one of
-    /// the `maxPendingRequests` places for as long as it liked, so a few slow clients made the
-    /// server answer everyone else 503. A body that has not arrived within `maxBodyDuration` is
-    /// answered 408 `requestTimeout`, its connection closed and its place given back.
+    /// A body that has not arrived within `maxBodyDuration` is answered 408 `requestTimeout`,
+    /// its connection closed and its place given back, so a client that trickles its body
+    /// cannot hold one of the `maxPendingRequests` places for as long as it likes (a few such
+    /// clients would make the server answer everyone else 503).
     func testABodyThatDoesNotArriveInTimeIsAnswered408AndFreesItsPlace() async throws {
         let jpeg = [UInt8](try ServerFixture.still("hand_thumb_up_left_01.jpg"))
         var limits = ServerLimits()
@@ -127,9 +127,9 @@ XCTAssertEqual(answer["timestampInMilliseconds"] as? Int, i * 100)
         }
     }
 
-    /// Out-of-range limits are a `ServerConfigurationError` when the server is created. Before:
-    /// `--max-image-bytes 9223372036854775807` trapped on an overflow at start, and 4294967296
-    /// tripped a precondition in the WebSocket upgrader at the first connection.
+    /// Out-of-range limits are a `ServerConfigurationError` when the server is created, not a
+    /// trap later: `--max-image-bytes 9223372036854775807` would overflow at start, and
+    /// 4294967296 would trip a precondition in the WebSocket upgrader at the first connection.
     func testLimitsOutOfRangeAreRefusedUpFront() throws {
         for bytes in [Int.max, 1 << 32, 0, -1] {
             var limits = ServerLimits()

@@ -56,7 +56,7 @@ final class TasksErrorTests: XCTestCase {
         XCTAssertEqual(try options.threadCount(), 1)
         options.numThreads = BaseOptions.maxNumThreads
         XCTAssertEqual(try options.threadCount(), 4 * ProcessInfo.processInfo.activeProcessorCount)
-        // Issue 16: 100000 started 100000 threads per model (load average 9000 on 2 cores).
+        // Out of range: 100000 must not start 100000 threads per model.
         for invalid in [0, -2, BaseOptions.maxNumThreads + 1, 100_000] {
             options.numThreads = invalid
             XCTAssertThrowsError(try options.threadCount()) { error in

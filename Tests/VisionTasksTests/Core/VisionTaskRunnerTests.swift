@@ -185,8 +185,8 @@ final class VisionTaskRunnerTests: XCTestCase {
         XCTAssertEqual(Set(inWork.all), Set(0..<16))
     }
 
-    /// A handler slower than the frames: results must not queue up behind it (issue 16: 788
-    /// pose results and 7.9 GB queued after 40 s with a 1 s delegate). Frames are dropped
+    /// A handler slower than the frames: results must not queue up behind it (with pose masks
+    /// and a 1 s delegate they would take gigabytes within a minute). Frames are dropped
     /// instead, and every accepted frame's result is delivered.
     func testSlowHandlerDropsFramesInsteadOfQueueingResults() throws {
         let delivered = Log<Int>()

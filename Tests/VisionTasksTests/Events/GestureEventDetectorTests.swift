@@ -138,10 +138,9 @@ final class GestureEventDetectorTests: XCTestCase {
     }
 
     /// Results reach the detector as the caller built or decoded them, so their timestamps are
-    /// any `Int`. Found by the hostile pass after issue 16: `Int.min` after `Int.max` (time
-    /// going backwards) or `Int.max` after `Int.min` trapped on an overflow in the cooldown and
-    /// swipe-window arithmetic. Now going backwards starts a new stream and far-apart times
-    /// saturate.
+    /// any `Int`: `Int.min` after `Int.max` (time going backwards) or `Int.max` after `Int.min`
+    /// must not trap on an overflow in the cooldown and swipe-window arithmetic. Going backwards
+    /// starts a new stream and far-apart times saturate.
     func testExtremeAndBackwardTimestampsNeverTrap() throws {
         let detector = try GestureEventDetector()
         var events: [GestureEvent] = []

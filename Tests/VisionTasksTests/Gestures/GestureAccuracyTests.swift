@@ -4,7 +4,7 @@ import TestSupport
 import VisionTasks
 import XCTest
 
-/// The acceptance bars of issue 4, measured against MediaPipe's references
+/// The gesture tasks' acceptance bars, measured against MediaPipe's references
 /// (`../shared/testdata/reference`, made with `../shared/models/gesture_recognizer.task`,
 /// numHands 2, every threshold 0.5): image mode on the images, video mode on every frame of
 /// each video, hands paired by nearest wrist. Per-file figures are printed.

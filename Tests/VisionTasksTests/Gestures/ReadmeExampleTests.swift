@@ -8,8 +8,9 @@ import XCTest
 /// README's first example cannot rot.
 final class ReadmeExampleTests: XCTestCase {
     func testTheREADMEGestureExampleRunsAsWritten() throws {
-        // The README's model lines (issue 16: the example failed with "Model asset not found:
-        // ./gesture_recognizer.task"). The installed folder is the store's, so nothing downloads.
+        // The README's model lines (the example must find its bundle in the model folder, not
+        // fail with "Model asset not found: ./gesture_recognizer.task"). The installed folder is
+        // the store's, so nothing downloads.
         _ = try SharedTestData.installedModel("gesture_recognizer.task")
         XCTAssertNil(try ModelInstaller().installIfNeeded([.gestureRecognizerBundle]), "the models are installed")
         let bundle = ModelStore().path(for: .gestureRecognizerBundle).path

@@ -92,10 +92,10 @@ final class MPImageTests: XCTestCase {
         })
     }
 
-    /// Found by the hostile pass after issue 16: strides and sizes from the caller (a camera
-    /// frame's header, a network message) trapped instead of throwing: a huge `bytesPerRow`
-    /// overflowed `height * bytesPerRow`, a negative `cbcrBytesPerRow` became a negative
-    /// prefix length, and `Int.max` as a width overflowed the CbCr row size.
+    /// Strides and sizes from the caller (a camera frame's header, a network message) throw
+    /// rather than trap: a huge `bytesPerRow` would overflow `height * bytesPerRow`, a negative
+    /// `cbcrBytesPerRow` would become a negative prefix length, and `Int.max` as a width would
+    /// overflow the CbCr row size.
     func testHostileStridesAndSizesAreErrorsNotTraps() throws {
         let bytes = [UInt8](repeating: 0, count: 64)
         func assertInvalid(_ body: @autoclosure () throws -> Any, _ note: String, line: UInt = #line) {

@@ -172,9 +172,9 @@ final class ModelInstallerTests: XCTestCase {
     }
 
     /// Partial files of an interrupted install are ignored, and removed once stale.
-    /// Found by the hostile pass after issue 16: `VISION_TASKS_MODELS` naming a file gave
-    /// Foundation's "A file with the same name already exists"; now it says what is wrong,
-    /// before anything is downloaded.
+    /// `VISION_TASKS_MODELS` naming a file is refused with a message that says what is wrong
+    /// (not Foundation's "A file with the same name already exists"), before anything is
+    /// downloaded.
     func testAModelFolderThatIsAFileIsNamedAsSuch() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("models-file-\(UUID().uuidString)")
         try Data("not a folder".utf8).write(to: file)

@@ -6,7 +6,7 @@ import XCTest
 
 /// PoseLandmarker against MediaPipe's own answers (`shared/testdata/reference`, made with
 /// numPoses 2, thresholds 0.5 and segmentation masks on; image mode for images, video mode
-/// for videos), with the bars of the pose issue. Prints per-file figures.
+/// for videos), with the pose task's acceptance bars. Prints per-file figures.
 final class PoseAccuracyTests: XCTestCase {
     private func landmarker(
         mode: RunningMode, bundle: URL? = nil, numPoses: Int = 2
@@ -86,7 +86,7 @@ final class PoseAccuracyTests: XCTestCase {
 
     /// The hand videos (close-ups where the "pose" is a hand or half a person) are run the
     /// same way, but there the number of poses per frame is chaotic in MediaPipe itself, so
-    /// the issue's 98 % cannot be asked of anything that does not reproduce XNNPACK's
+    /// the acceptance bar's 98 % cannot be asked of anything that does not reproduce XNNPACK's
     /// arithmetic bit for bit (docs/pose.md, "Hand videos"; `scripts/dev/pose_count_stability.py
     /// all --ours … --perturb-ours`). With numPoses 2, whenever two regions are tracked the
     /// detector is skipped and the landmarks → region → crop loop amplifies differences by

@@ -346,10 +346,10 @@ final class PoseLandmarkerTests: XCTestCase {
         XCTAssertEqual(streamed, delivered.map(\.timestamp))
     }
 
-    /// Issue 16 (high): with a delegate slower than the frames, results queued without limit
-    /// (pose with masks on 1920x1280 and a 1 s delegate: 7.9 GB after 40 s, 788 results
-    /// queued). With a deliberately slow delegate, a frame is taken only once its predecessor's
-    /// result was delivered: at most one result waits, and the rest are dropped and counted.
+    /// With a delegate slower than the frames, results must not queue without limit (pose with
+    /// masks on 1920x1280 and a 1 s delegate would take gigabytes within a minute). With a
+    /// deliberately slow delegate, a frame is taken only once its predecessor's result was
+    /// delivered: at most one result waits, and the rest are dropped and counted.
     func testSlowDelegateDropsFramesInsteadOfQueueingResults() throws {
         let collector = Collector(delay: 0.2)
         let options = try options(.liveStream, masks: true)
