@@ -28,6 +28,13 @@ enum MetadataParser {
     private static func tensor(_ table: FlatBufferTable) throws -> TensorMetadata {
         var result = TensorMetadata(name: try table.string(0, "name"), description: try table.string(1, "description"))
         result.associatedFiles = try files(table, slot: 6)
+        if let content = try table.table(3, "content") {
+            let type = Int(try content.scalar(0, "content_properties_type", default: UInt8(0)))
+            if type != 0 { result.content = TensorContent(code: type) }
+        }
+        if let stats = try table.table(5, "stats") {
+            result.stats = TensorStats(max: try stats.floats(0, "max") ?? [], min: try stats.floats(1, "min") ?? [])
+        }
         let units = try table.tables(4, "process_units", childContext: { "\(table.context), process unit \($0)" })
         for unit in units {
             // ProcessUnitOptions union: 1 = NormalizationOptions { mean: [float], std: [float] },

@@ -51,16 +51,72 @@ public struct TensorMetadata: Sendable, Equatable {
     /// The recommended score threshold of a classification output (`ScoreThresholdingOptions`'
     /// `global_score_threshold`), or nil when the tensor has none.
     public var scoreThreshold: Float?
+    /// What kind of values the tensor holds (`Content.content_properties`), or nil when not said.
+    public var content: TensorContent?
+    /// The range of the tensor's values (`Stats`), or nil when not said.
+    public var stats: TensorStats?
 
     /// Tensor metadata from its parts.
     public init(name: String? = nil, description: String? = nil,
                 normalization: NormalizationParameters? = nil, associatedFiles: [AssociatedFile] = [],
-                scoreThreshold: Float? = nil) {
+                scoreThreshold: Float? = nil, content: TensorContent? = nil, stats: TensorStats? = nil) {
         self.name = name
         self.description = description
         self.normalization = normalization
         self.associatedFiles = associatedFiles
         self.scoreThreshold = scoreThreshold
+        self.content = content
+        self.stats = stats
+    }
+}
+
+/// What kind of values a tensor holds (the `ContentProperties` union of the metadata schema).
+public enum TensorContent: Sendable, Equatable {
+    /// `FeatureProperties`: a feature vector, such as an embedding or class scores.
+    case features
+    /// `ImageProperties`: an image.
+    case image
+    /// `BoundingBoxProperties`: bounding boxes.
+    case boundingBoxes
+    /// `AudioProperties`: audio samples.
+    case audio
+    /// A union type code this library has no name for.
+    case other(code: Int)
+
+    init(code: Int) {
+        switch code {
+        case 1: self = .features
+        case 2: self = .image
+        case 3: self = .boundingBoxes
+        case 4: self = .audio
+        default: self = .other(code: code)
+        }
+    }
+
+    /// The union's type code in the schema.
+    var code: Int {
+        switch self {
+        case .features: return 1
+        case .image: return 2
+        case .boundingBoxes: return 3
+        case .audio: return 4
+        case .other(let code): return code
+        }
+    }
+}
+
+/// The range of a tensor's values (the metadata schema's `Stats`), per channel; one value
+/// stands for every channel.
+public struct TensorStats: Sendable, Equatable {
+    /// The largest values.
+    public var max: [Float]
+    /// The smallest values.
+    public var min: [Float]
+
+    /// Statistics from their parts.
+    public init(max: [Float], min: [Float]) {
+        self.max = max
+        self.min = min
     }
 }
 
@@ -109,6 +165,20 @@ public struct AssociatedFile: Sendable, Equatable {
             case 5: self = .vocabulary
             case 6: self = .scannIndexFile
             default: self = .other(code: code)
+            }
+        }
+
+        /// The schema's `AssociatedFileType` code.
+        var code: Int {
+            switch self {
+            case .unknown: return 0
+            case .descriptions: return 1
+            case .tensorAxisLabels: return 2
+            case .tensorValueLabels: return 3
+            case .tensorAxisScoreCalibration: return 4
+            case .vocabulary: return 5
+            case .scannIndexFile: return 6
+            case .other(let code): return code
             }
         }
     }

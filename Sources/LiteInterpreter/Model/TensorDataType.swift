@@ -40,6 +40,23 @@ public enum TensorDataType: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The schema's `TensorType` code (the inverse of `init(code:)`).
+    var code: Int {
+        switch self {
+        case .float32: return 0
+        case .float16: return 1
+        case .int32: return 2
+        case .uint8: return 3
+        case .int64: return 4
+        case .string: return 5
+        case .bool: return 6
+        case .int16: return 7
+        case .int8: return 9
+        case .float64: return 10
+        case .other(let code): return code
+        }
+    }
+
     /// Bytes per element (nil for strings and unknown types).
     public var byteSize: Int? {
         switch self {
