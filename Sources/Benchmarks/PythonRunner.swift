@@ -17,9 +17,14 @@ struct PythonRunner {
         return [fromSource, fromWorkingDirectory].first { FileManager.default.fileExists(atPath: $0.path) }
     }
 
+    /// `$VISION_TASKS_PYTHON`, else the virtual environment with MediaPipe and LiteRT that
+    /// `scripts/test` installs (`~/.cache/vision-tasks/mediapipe-venv`) when it is there, else
+    /// `python3`.
     static var interpreter: String {
         let value = ProcessInfo.processInfo.environment["VISION_TASKS_PYTHON"] ?? ""
-        return value.isEmpty ? "python3" : value
+        if !value.isEmpty { return value }
+        let venv = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/vision-tasks/mediapipe-venv/bin/python")
+        return FileManager.default.isExecutableFile(atPath: venv.path) ? venv.path : "python3"
     }
 
     /// A running script that the caller talks to line by line: JSON objects from its stdout,

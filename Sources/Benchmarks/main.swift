@@ -21,6 +21,7 @@ do {
             sections.append(try TaskBenchmark(options: options).run(section: section))
         }
         if options.runs(section: "live") { sections.append(try LiveBenchmark(options: options).run()) }
+        if options.runs(section: "training") { sections.append(try TrainingBenchmark(options: options).run()) }
         print(BenchmarkRow.table(sections.flatMap(\.rows)))
         let notes = sections.flatMap(\.notes)
         if !notes.isEmpty { print("\n" + notes.map { "- \($0)" }.joined(separator: "\n")) }

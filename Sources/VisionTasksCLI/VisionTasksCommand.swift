@@ -12,7 +12,7 @@ struct VisionTasksCommand: AsyncParsableCommand {
             MediaCommand.self,
             ModelsCommand.self,
             ModelCommand.self,
-            GestureCommand.self,
+            GestureCommandGroup.self,
             HandsCommand.self,
             PoseCommand.self,
             SwipeCommand.self,

@@ -33,6 +33,12 @@ vt_deb_installed() {
 
 vt_python() { printf '%s' "${VISION_TASKS_PYTHON:-python3}"; }
 
+# The virtual environment with Google's MediaPipe and LiteRT, for the tests that load our bundles in
+# them (MediaPipeBundleCompatibilityTests) and for vision-tasks-bench's comparisons; both find it
+# here when VISION_TASKS_PYTHON is not set.
+VT_MEDIAPIPE_VENV="$HOME/.cache/vision-tasks/mediapipe-venv"
+VT_MEDIAPIPE_PACKAGES=(mediapipe==1.2.2 ai-edge-litert==2.3.0)
+
 # The system packages: pkg-config, the JPEG, PNG and FFmpeg development files (libavdevice for V4L2
 # cameras), pip (for the model installer) and git (for SwiftPM). Nothing is installed when they are
 # all there.
@@ -109,6 +115,25 @@ vt_ensure_ffmpeg() {
     vt_log "installing the ffmpeg program for the live-source tests"
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >&2
+}
+
+# Installs VT_MEDIAPIPE_PACKAGES into VT_MEDIAPIPE_VENV (with pip, from PyPI; python3-venv from apt
+# when Python has no venv module). Does nothing when they are there in these versions. Returns
+# non-zero, with a message, when the install fails: the tests that need them then skip (outside CI).
+vt_ensure_mediapipe_venv() {
+    local python="$VT_MEDIAPIPE_VENV/bin/python" check
+    check='from importlib.metadata import version as v; import sys; sys.exit(0 if [v("mediapipe"), v("ai-edge-litert")] == ["1.2.2", "2.3.0"] else 1)'
+    [ -x "$python" ] && "$python" -c "$check" 2>/dev/null && return 0
+    vt_log "installing ${VT_MEDIAPIPE_PACKAGES[*]} into $VT_MEDIAPIPE_VENV (for the MediaPipe compatibility tests)"
+    if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2
+    fi
+    if [ ! -x "$python" ]; then
+        python3 -m venv "$VT_MEDIAPIPE_VENV" >&2 || { vt_log "cannot make a Python virtual environment (Debian: python3-venv)"; return 1; }
+    fi
+    "$python" -m pip install -q --disable-pip-version-check "${VT_MEDIAPIPE_PACKAGES[@]}" >&2 \
+        || { vt_log "pip could not install ${VT_MEDIAPIPE_PACKAGES[*]}"; return 1; }
 }
 
 # Builds everything but the tests, in release, with the flags the tests use.

@@ -15,6 +15,7 @@ public struct MediaFileDecoder: GestureMediaDecoder {
     /// A decoder.
     public init() {}
 
+    /// `.image` for the image extensions, `.video` for the video ones (in any case), else nil.
     public func mediaKind(ofFileAt url: URL) -> GestureMediaKind? {
         let ext = url.pathExtension.lowercased()
         if Self.imageExtensions.contains(ext) { return .image }
@@ -22,6 +23,7 @@ public struct MediaFileDecoder: GestureMediaDecoder {
         return nil
     }
 
+    /// The decoded image (EXIF orientation applied); `MediaError` when it cannot be read.
     public func image(at url: URL) throws -> MPImage {
         try MPImage(contentsOfFile: url.path)
     }

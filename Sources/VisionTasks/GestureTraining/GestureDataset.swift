@@ -11,7 +11,8 @@ import Foundation
 /// with other options, takes no model time.
 ///
 /// ```swift
-/// import MediaIO
+/// import Foundation   // URL
+/// import MediaIO      // GestureDataset(folder:embedder:), decoding the files
 ///
 /// let embedder = try GestureEmbedder(modelPath: "gesture_recognizer.task")
 /// let data = try GestureDataset(folder: URL(fileURLWithPath: "rps_data_sample"), embedder: embedder)

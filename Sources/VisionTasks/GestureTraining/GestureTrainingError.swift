@@ -35,6 +35,7 @@ public enum GestureTrainingError: Error, Sendable, Equatable, CustomStringConver
     /// A file could not be written.
     case fileSystem(path: String, reason: String)
 
+    /// What was wrong and what to do, in a sentence.
     public var description: String {
         switch self {
         case let .notAFolder(path):

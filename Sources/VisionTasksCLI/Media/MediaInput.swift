@@ -19,10 +19,8 @@ struct MediaInput: Sendable, Equatable {
     var path: String
     var kind: Kind
 
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
-    static let videoExtensions: Set<String> = [
-        "mp4", "m4v", "mov", "webm", "mkv", "avi", "gif", "mpg", "mpeg", "ts", "wmv", "flv", "3gp", "ogv",
-    ]
+    static let imageExtensions = MediaFileDecoder.imageExtensions
+    static let videoExtensions = MediaFileDecoder.videoExtensions
 
     /// The kind of a file, from its extension, else from its first bytes (JPEG/PNG signature:
     /// image; anything else: try as video). nil for files in a directory that are neither.

@@ -2,10 +2,11 @@ import ArgumentParser
 import Foundation
 import VisionTasks
 
-/// `vision-tasks gesture`: hand gestures (with landmarks and handedness) in images and videos.
+/// `vision-tasks gesture [recognize]`: hand gestures (with landmarks and handedness) in images
+/// and videos; the default subcommand of `GestureCommandGroup`.
 struct GestureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "gesture",
+        commandName: "recognize",
         abstract: "Recognise hand gestures (and find hand landmarks) in images and videos.",
         discussion: """
             Images run in image mode; videos in video mode (hands tracked from frame to frame, as \

@@ -13,6 +13,11 @@ struct TaskModelOption: ParsableArguments {
     var threads: Int = BaseOptions.defaultNumThreads
 
     func validate() throws {
+        try Self.checkThreads(threads)
+    }
+
+    /// `--threads` must be between 1 and `BaseOptions.maxNumThreads`.
+    static func checkThreads(_ threads: Int) throws {
         guard threads >= 1, threads <= BaseOptions.maxNumThreads else {
             throw ValidationError("--threads must be between 1 and \(BaseOptions.maxNumThreads) (4 per active core), got \(threads)")
         }
