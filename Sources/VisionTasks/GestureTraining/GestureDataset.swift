@@ -185,8 +185,8 @@ public struct GestureDataset: Sendable {
 
     // MARK: - Splitting
 
-    /// Splits the dataset in two, `fraction` of each label's samples (rounded down) in the first
-    /// part, the rest in the second (Model Maker's `split`, per label so that each label has its
+    /// Splits the dataset in two, `fraction` of each label's samples (rounded down, but at least
+    /// one) in the first part, the rest in the second (Model Maker's `split`, per label so that each label has its
     /// share in both parts). Samples are picked, and each part ordered, at random from `seed`.
     /// Both parts keep every label. Throws `GestureTrainingError.invalidOption` unless
     /// 0 < `fraction` < 1.
@@ -198,7 +198,8 @@ public struct GestureDataset: Sendable {
         var first: [GestureSample] = [], second: [GestureSample] = []
         for label in labels {
             let picked = random.shuffled(samples.filter { $0.label == label })
-            let count = Int((Double(picked.count) * fraction).rounded(.down))
+            // At least one sample of a label goes to the first part (the training part).
+            let count = picked.isEmpty ? 0 : max(1, Int((Double(picked.count) * fraction).rounded(.down)))
             first += picked[..<count]
             second += picked[count...]
         }

@@ -52,6 +52,8 @@ public enum GestureTrainingError: Error, Sendable, Equatable, CustomStringConver
             return "only one label (\(labels.joined(separator: ", "))): add a folder for at least one gesture beside none"
         case let .labelWithoutMedia(label, folder):
             return "the label folder \(folder) holds no images or videos: add some for \(label), or remove the folder"
+        case let .labelWithoutSamples(label, withoutHand, unreadable) where withoutHand + unreadable == 0:
+            return "label \(label) has no samples in the training data: add images of it"
         case let .labelWithoutSamples(label, withoutHand, unreadable):
             var detail = "no hand was found in any of its \(withoutHand) images and frames"
             if unreadable > 0 { detail += " (and \(unreadable) files could not be read)" }
