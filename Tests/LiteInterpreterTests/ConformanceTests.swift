@@ -1,7 +1,7 @@
 import Foundation
 @testable import LiteInterpreter  // Model(bytes:pruneChannels:)
 import TestSupport
-@testable import VisionTasks  // SHA256, the installer's checksum
+@testable import VisionTasksModelInstaller  // SHA256, the installer's checksum
 import XCTest
 
 /// Runs every case of `testdata/tensors/manifest.json` (inputs and reference outputs made with

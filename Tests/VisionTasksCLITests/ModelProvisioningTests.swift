@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
-@testable import VisionTasksCLI
 import VisionTasks
+@testable import VisionTasksCLI
+import VisionTasksModelInstaller
 import XCTest
 
 final class ModelProvisioningTests: XCTestCase {

@@ -18,7 +18,7 @@ for map in .build/checkouts/ZIPFoundation/Sources/CZLib/module.modulemap "$build
     Sources/CFFmpeg/module.modulemap Sources/CJPEG/module.modulemap Sources/CPNG/module.modulemap; do
     [ -f "$map" ] && flags+=(-Xcc "-fmodule-map-file=$PWD/$map")
 done
-for module in VisionTasks LiteInterpreter MediaIO VisionTasksMLKit VisionTasksAppleVision VisionTasksAppleVisionMedia; do
+for module in VisionTasks VisionTasksModelInstaller LiteInterpreter MediaIO VisionTasksMLKit VisionTasksAppleVision VisionTasksAppleVisionMedia; do
     swift symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
         -I "$build/Modules" -I Sources/CKernels/include "${flags[@]}" \
         -output-dir "$out" -minimum-access-level public
@@ -26,7 +26,7 @@ done
 python3 - "$out" <<'PY'
 import json, sys, os
 out = sys.argv[1]
-for module in ["VisionTasks", "LiteInterpreter", "MediaIO", "VisionTasksMLKit", "VisionTasksAppleVision", "VisionTasksAppleVisionMedia"]:
+for module in ["VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksMLKit", "VisionTasksAppleVision", "VisionTasksAppleVisionMedia"]:
     graph = json.load(open(os.path.join(out, f"{module}.symbols.json")))
     # Declared here: not members that protocol extensions or synthesised conformances supply.
     symbols = [s for s in graph["symbols"]

@@ -1,5 +1,6 @@
 import Foundation
 import VisionTasks
+import VisionTasksModelInstaller
 
 /// Makes sure the models a command needs are installed before it runs, installing them (and saying
 /// so on stderr) when they are not. For the task commands.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasks
+import VisionTasksModelInstaller
 
 /// `vision-tasks models install`: installs missing or damaged models; safe to run again.
 struct ModelsInstallCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VisionTasks
+import VisionTasksModelInstaller
 
 /// `vision-tasks models list`: each known model file, its size and state, and other files in the folder.
 struct ModelsListCommand: ParsableCommand {

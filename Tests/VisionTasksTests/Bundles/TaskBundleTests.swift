@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 @testable import VisionTasks
+@testable import VisionTasksModelInstaller  // the manifest's checksums, ModelStore.isTFLiteModel
 import XCTest
 
 final class TaskBundleTests: XCTestCase {

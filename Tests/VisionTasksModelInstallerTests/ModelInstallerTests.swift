@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
-@testable import VisionTasks
+import VisionTasks
+@testable import VisionTasksModelInstaller
 import XCTest
 
 final class ModelInstallerTests: XCTestCase {

@@ -1,3 +1,5 @@
+import VisionTasks
+
 /// What `ModelInstaller.install` is doing, reported as it goes (for progress output).
 public enum ModelInstallEvent: Sendable, CustomStringConvertible {
     /// The file is present and matches the manifest; left alone.

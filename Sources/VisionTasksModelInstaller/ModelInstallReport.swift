@@ -1,4 +1,5 @@
 import Foundation
+import VisionTasks
 
 /// What `ModelInstaller.install` did.
 public struct ModelInstallReport: Sendable {

@@ -1,3 +1,5 @@
+import VisionTasks
+
 /// Where each `ModelFile` comes from and what its bytes must hash to: the install manifest.
 ///
 /// The checksums were taken from the PyPI wheels named here (and agree with `operations.task`'s

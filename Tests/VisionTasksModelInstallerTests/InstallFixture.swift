@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
-@testable import VisionTasks
+import VisionTasks
+@testable import VisionTasksModelInstaller
 import XCTest
 
 /// Temporary model folders and locally built stand-ins for the PyPI wheels, so the installer can be
