@@ -6,7 +6,7 @@ import VisionTasks
 /// count, then the pixel count declared by the header (before any pixel memory is allocated),
 /// then the JPEG or PNG decoder, which holds the image to the same pixel limit on the dimensions
 /// it parsed itself (the header scan is a quick early answer, not the guarantee: libjpeg skips
-/// stray bytes between segments that a scan may stop at); its `MediaError` becomes a
+/// stray bytes between segments that a scan may stop at); its `MediaIOError` becomes a
 /// `badImage` answer, or `imageTooLarge`.
 enum FrameDecoder {
     static func decode(_ bytes: Data, limits: ServerLimits) throws(ServerError) -> MPImage {
@@ -24,8 +24,8 @@ enum FrameDecoder {
         }
         do {
             return MPImage(pixelBuffer: try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels).pixels)
-        } catch let error as MediaError {
-            if case .tooLarge(let width, let height) = error.reason {
+        } catch let error as MediaIOError {
+            if case .image(.tooLarge(let width, let height)) = error.reason {
                 let pixels = width.multipliedReportingOverflow(by: height)
                 if !pixels.overflow, pixels.partialValue > limits.maxImagePixels { throw tooLarge(width, height) }
                 throw ServerError(code: .imageTooLarge, message: error.description)

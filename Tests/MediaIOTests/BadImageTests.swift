@@ -7,15 +7,25 @@ import XCTest
 
 /// Unreadable, truncated, corrupt, empty, non-image and oversized input: typed errors, no crash.
 final class BadImageTests: XCTestCase {
-    private func reason(_ body: () throws -> Any) -> MediaError.Reason? {
+    /// Why MediaIO refused the input (a file, encoded bytes); nil when `body` throws nothing.
+    private func reason(_ body: () throws -> Any) -> MediaIOError.Reason? {
+        failure(MediaIOError.self, body)?.reason
+    }
+
+    /// Why VisionTasks refused pixels in memory; nil when `body` throws nothing.
+    private func pixelReason(_ body: () throws -> Any) -> MediaError.Reason? {
+        failure(MediaError.self, body)?.reason
+    }
+
+    private func failure<Failure: Error & CustomStringConvertible>(_: Failure.Type, _ body: () throws -> Any) -> Failure? {
         do {
             _ = try body()
             return nil
-        } catch let error as MediaError {
+        } catch let error as Failure {
             XCTAssertFalse(error.description.isEmpty)
-            return error.reason
+            return error
         } catch {
-            XCTFail("not a MediaError: \(error)")
+            XCTFail("not a \(Failure.self): \(error)")
             return nil
         }
     }
@@ -39,7 +49,7 @@ final class BadImageTests: XCTestCase {
         }
         do {
             _ = try ImageDecoder.decode(contentsOfFile: missing)
-        } catch let error as MediaError {
+        } catch let error as MediaIOError {
             XCTAssertTrue(error.description.contains("missing.jpg"), error.description)
         }
     }
@@ -96,7 +106,7 @@ final class BadImageTests: XCTestCase {
             do {
                 let image = try ImageDecoder.decode(damaged)
                 XCTAssertEqual(image.pixels.width, 418)
-            } catch is MediaError {
+            } catch is MediaIOError {
             }
         }
         let png = [UInt8](try Data(contentsOf: try SharedTestData.file("media/hand_closed_fist_01_frame_from_asl_video.png")))
@@ -114,7 +124,7 @@ final class BadImageTests: XCTestCase {
         else { return XCTFail("no SOF marker") }
         jpeg[sof + 5] = 0xEA; jpeg[sof + 6] = 0x60 // height 60000
         jpeg[sof + 7] = 0xEA; jpeg[sof + 8] = 0x60 // width 60000
-        XCTAssertEqual(reason { try ImageDecoder.decode(jpeg) }, .tooLarge(width: 60000, height: 60000))
+        XCTAssertEqual(reason { try ImageDecoder.decode(jpeg) }, .image(.tooLarge(width: 60000, height: 60000)))
 
         // PNG: patch IHDR to 100000 x 10 (over 65535 a side) with a valid CRC.
         var png = [UInt8](try ImageEncoder.png(TestImages.pattern(width: 8, height: 8)))
@@ -125,10 +135,10 @@ final class BadImageTests: XCTestCase {
         }
         let crc = TestImages.crc32(png[12..<29])
         for i in 0..<4 { png[29 + i] = UInt8((crc >> (24 - 8 * UInt32(i))) & 0xFF) }
-        XCTAssertEqual(reason { try ImageDecoder.decode(png) }, .tooLarge(width: 100_000, height: 10))
+        XCTAssertEqual(reason { try ImageDecoder.decode(png) }, .image(.tooLarge(width: 100_000, height: 10)))
 
         XCTAssertEqual(
-            reason { try PixelBuffer(width: 70_000, height: 2, format: .rgb8, bytes: []) },
+            pixelReason { try PixelBuffer(width: 70_000, height: 2, format: .rgb8, bytes: []) },
             .tooLarge(width: 70_000, height: 2))
     }
 
@@ -199,20 +209,20 @@ final class BadImageTests: XCTestCase {
         let image = TestImages.pattern(width: 40, height: 30)
         let stray = try FuzzReproducers.jpegWithStrayBytesBeforeFrameHeader(width: 40, height: 30)
         for bytes in [try ImageEncoder.jpeg(image), try ImageEncoder.png(image), stray] {
-            XCTAssertEqual(reason { try ImageDecoder.decode(bytes, maxPixels: 40 * 30 - 1) }, .tooLarge(width: 40, height: 30))
+            XCTAssertEqual(reason { try ImageDecoder.decode(bytes, maxPixels: 40 * 30 - 1) }, .image(.tooLarge(width: 40, height: 30)))
             let decoded = try ImageDecoder.decode(bytes, maxPixels: 40 * 30).pixels
             XCTAssertEqual([decoded.width, decoded.height], [40, 30])
         }
-        let message = MediaError(source: "a.jpg", reason: .tooLarge(width: 40, height: 30)).description
+        let message = MediaIOError(source: "a.jpg", reason: .image(.tooLarge(width: 40, height: 30))).description
         XCTAssertEqual(message, "a.jpg: declares 40x30 = 1200 pixels, more than this caller allows")
     }
 
     func testRawPixelBuffersTooShortAreRefused() {
-        guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .rgba8, bytes: [UInt8](repeating: 0, count: 63)) })
+        guard case .invalidArgument = pixelReason({ try PixelBuffer(width: 4, height: 4, format: .rgba8, bytes: [UInt8](repeating: 0, count: 63)) })
         else { return XCTFail("short buffer accepted") }
-        guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .rgb8, bytesPerRow: 11, bytes: [UInt8](repeating: 0, count: 64)) })
+        guard case .invalidArgument = pixelReason({ try PixelBuffer(width: 4, height: 4, format: .rgb8, bytesPerRow: 11, bytes: [UInt8](repeating: 0, count: 64)) })
         else { return XCTFail("short stride accepted") }
-        guard case .invalidArgument = reason({ try PixelBuffer(width: 4, height: 4, format: .nv12FullRange, bytes: [UInt8](repeating: 0, count: 16 + 7)) })
+        guard case .invalidArgument = pixelReason({ try PixelBuffer(width: 4, height: 4, format: .nv12FullRange, bytes: [UInt8](repeating: 0, count: 16 + 7)) })
         else { return XCTFail("short NV12 accepted") }
     }
 }

@@ -103,7 +103,7 @@ final class LiveSourceTests: XCTestCase {
     func testRefusedConnectionIsAClearError() throws {
         let port = LiveStreamServer.freePort()
         XCTAssertThrowsError(try VideoReader(source: "http://127.0.0.1:\(port)/", options: VideoSourceOptions())) { error in
-            let error = error as? MediaError
+            let error = error as? MediaIOError
             XCTAssertEqual(error?.reason, .unreadable("connection refused (nothing listens there)"), "\(String(describing: error))")
         }
     }
@@ -126,7 +126,7 @@ final class LiveSourceTests: XCTestCase {
         XCTAssertThrowsError(
             try VideoReader(source: "udp://127.0.0.1:\(port)", options: VideoSourceOptions(timeoutSeconds: 0, interruptToken: token))
         ) { error in
-            XCTAssertEqual((error as? MediaError)?.reason, .unreadable("interrupted while opening"), "\(error)")
+            XCTAssertEqual((error as? MediaIOError)?.reason, .unreadable("interrupted while opening"), "\(error)")
         }
     }
 
@@ -136,7 +136,7 @@ final class LiveSourceTests: XCTestCase {
         XCTAssertThrowsError(
             try VideoReader(source: "/dev/video-does-not-exist", options: VideoSourceOptions(formatName: "v4l2"))
         ) { error in
-            XCTAssertEqual((error as? MediaError)?.reason, .fileNotFound, "\(error)")
+            XCTAssertEqual((error as? MediaIOError)?.reason, .fileNotFound, "\(error)")
         }
         XCTAssertThrowsError(
             try VideoReader(source: "/dev/video0", options: VideoSourceOptions(formatName: "no-such-format"))

@@ -65,10 +65,10 @@ final class VideoTests: XCTestCase {
         try bytes.prefix(bytes.count * 6 / 10).write(to: cut)
         let reader = try VideoReader(path: cut.path)
         var frames = 0
-        var failure: MediaError?
+        var failure: MediaIOError?
         do {
             while try reader.nextFrame() != nil { frames += 1 }
-        } catch let error as MediaError {
+        } catch let error as MediaIOError {
             failure = error
         }
         XCTAssertGreaterThan(frames, 10)
@@ -90,12 +90,12 @@ final class VideoTests: XCTestCase {
         let late = try Data(contentsOf: try SharedTestData.file("media/video_pose_squats.mp4"))
         let lateCut = dir.appendingPathComponent("late.mp4")
         try late.prefix(late.count / 2).write(to: lateCut)
-        XCTAssertThrowsError(try VideoReader(path: lateCut.path)) { XCTAssertTrue($0 is MediaError) }
+        XCTAssertThrowsError(try VideoReader(path: lateCut.path)) { XCTAssertTrue($0 is MediaIOError) }
 
         // Cut inside the header: no video at all.
         let stub = dir.appendingPathComponent("stub.mp4")
         try bytes.prefix(200).write(to: stub)
-        XCTAssertThrowsError(try VideoReader(path: stub.path).nextFrame()) { XCTAssertTrue($0 is MediaError) }
+        XCTAssertThrowsError(try VideoReader(path: stub.path).nextFrame()) { XCTAssertTrue($0 is MediaIOError) }
     }
 
     /// A clip whose edit list starts 2.3 s in (what `ffmpeg -ss 2.3 -i clip.mp4 -c copy` writes):
@@ -130,7 +130,7 @@ final class VideoTests: XCTestCase {
 
     /// A crafted container's numbers cannot trap the time arithmetic: a frame whose
     /// `pts - startTime` overflows `Int64`, or whose huge time in a coarse time base overflows
-    /// the conversion to `Int`, is a `MediaError` (nil here); ordinary times are unchanged.
+    /// the conversion to `Int`, is a `MediaIOError` (nil here); ordinary times are unchanged.
     func testFrameTimesFromHostileContainersAreErrorsNotTraps() {
         func ms(_ pts: Int64?, start: Int64 = 0, base: (Int32, Int32) = (1, 1000), index: Int = 0, fps: Double = 25) -> Int? {
             VideoReader.milliseconds(
@@ -162,16 +162,16 @@ final class VideoTests: XCTestCase {
             var frames = 0
             do {
                 while try reader.nextFrame() != nil { frames += 1 }
-            } catch is MediaError {
+            } catch is MediaIOError {
             }
             XCTAssertLessThanOrEqual(frames, 202)
-        } catch is MediaError {
+        } catch is MediaIOError {
         }
         let text = dir.appendingPathComponent("notes.mp4")
         try Data("not a video".utf8).write(to: text)
-        XCTAssertThrowsError(try VideoReader(path: text.path)) { XCTAssertTrue($0 is MediaError) }
+        XCTAssertThrowsError(try VideoReader(path: text.path)) { XCTAssertTrue($0 is MediaIOError) }
         XCTAssertThrowsError(try VideoReader(path: dir.appendingPathComponent("missing.mp4").path)) {
-            XCTAssertEqual(($0 as? MediaError)?.reason, .fileNotFound)
+            XCTAssertEqual(($0 as? MediaIOError)?.reason, .fileNotFound)
         }
     }
 

@@ -26,7 +26,7 @@ public enum FuzzReproducers {
         }
         let jpeg = try ImageEncoder.jpeg(PixelBuffer(width: width, height: height, format: .rgb8, bytes: pixels))
         guard let sof = (2..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else {
-            throw MediaError(source: "jpegWithStrayBytesBeforeFrameHeader", reason: .corrupt("the encoder wrote no SOF0 marker"))
+            throw MediaIOError(source: "jpegWithStrayBytesBeforeFrameHeader", reason: .corrupt("the encoder wrote no SOF0 marker"))
         }
         return Array(jpeg[..<sof]) + [UInt8](repeating: 0, count: 45) + [UInt8](repeating: 0xA4, count: 48) + Array(jpeg[sof...])
     }

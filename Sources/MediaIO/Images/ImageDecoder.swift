@@ -24,7 +24,7 @@ public struct DecodedImage: Sendable {
 ///
 /// JPEG pixels equal those of MediaPipe's own image loader (see `ck_jpeg.h`); a JPEG's EXIF
 /// orientation is applied physically, so phone photos come out upright, as MediaPipe's
-/// `Image.create_from_file` does. Errors are `MediaError`s naming the source.
+/// `Image.create_from_file` does. Errors are `MediaIOError`s naming the source.
 public enum ImageDecoder {
     /// Reads and decodes the image file at `path`.
     public static func decode(contentsOfFile path: String) throws -> DecodedImage {
@@ -33,7 +33,7 @@ public enum ImageDecoder {
     }
 
     /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors. An image of more
-    /// than `maxPixels` pixels is `MediaError.Reason.tooLarge`, refused from the dimensions the
+    /// than `maxPixels` pixels is `MediaIOError.Reason.image(.tooLarge)`, refused from the dimensions the
     /// decoder itself parsed, before any pixel memory is allocated (a caller's own limit, e.g. a
     /// server's; `ImageLimits` always apply).
     public static func decode(_ data: [UInt8], source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
@@ -41,7 +41,7 @@ public enum ImageDecoder {
     }
 
     /// Decodes encoded image bytes (JPEG or PNG); `source` names them in errors. An image of more
-    /// than `maxPixels` pixels is `MediaError.Reason.tooLarge`, refused from the dimensions the
+    /// than `maxPixels` pixels is `MediaIOError.Reason.image(.tooLarge)`, refused from the dimensions the
     /// decoder itself parsed, before any pixel memory is allocated (a caller's own limit, e.g. a
     /// server's; `ImageLimits` always apply).
     public static func decode(_ data: Data, source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
@@ -57,7 +57,7 @@ public enum ImageDecoder {
     }
 
     static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
-        guard data.count > 0 else { throw MediaError(source: source, reason: .empty) }
+        guard data.count > 0 else { throw MediaIOError(source: source, reason: .empty) }
         switch container(of: data) {
         case .jpeg:
             let stored = try JPEGDecoder.decode(data, source: source, maxPixels: maxPixels)
@@ -67,7 +67,7 @@ public enum ImageDecoder {
             return DecodedImage(pixels: try PNGDecoder.decode(data, source: source, maxPixels: maxPixels), container: .png, exifOrientation: .up)
         case nil:
             let head = data.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
-            throw MediaError(source: source, reason: .unsupportedFormat("not a JPEG or PNG file (starts with \(head))"))
+            throw MediaIOError(source: source, reason: .unsupportedFormat("not a JPEG or PNG file (starts with \(head))"))
         }
     }
 
@@ -75,20 +75,20 @@ public enum ImageDecoder {
     static func readFile(_ path: String) throws -> [UInt8] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MediaError(source: path, reason: .fileNotFound)
+            throw MediaIOError(source: path, reason: .fileNotFound)
         }
-        if isDirectory.boolValue { throw MediaError(source: path, reason: .unreadable("it is a directory")) }
+        if isDirectory.boolValue { throw MediaIOError(source: path, reason: .unreadable("it is a directory")) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw MediaError(source: path, reason: .unreadable("permission denied or I/O error"))
+            throw MediaIOError(source: path, reason: .unreadable("permission denied or I/O error"))
         }
         defer { try? handle.close() }
         let data: Data
         do {
             data = try handle.readToEnd() ?? Data()
         } catch {
-            throw MediaError(source: path, reason: .unreadable(String(describing: error)))
+            throw MediaIOError(source: path, reason: .unreadable(String(describing: error)))
         }
-        guard !data.isEmpty else { throw MediaError(source: path, reason: .empty) }
+        guard !data.isEmpty else { throw MediaIOError(source: path, reason: .empty) }
         return [UInt8](data)
     }
 }

@@ -44,7 +44,7 @@ public enum ImageEncoder {
             return true
         }
         guard ok, size > 0 else {
-            throw MediaError(source: "<png encoder>", reason: .encoding(cString(&png.message)))
+            throw MediaIOError(source: "<png encoder>", reason: .encoding(cString(&png.message)))
         }
         var out = [UInt8](repeating: 0, count: size)
         let written = source.bytes.withUnsafeBytes { buffer -> Bool in
@@ -54,7 +54,7 @@ public enum ImageEncoder {
             }
         }
         png_image_free(&png)
-        guard written else { throw MediaError(source: "<png encoder>", reason: .encoding(cString(&png.message))) }
+        guard written else { throw MediaIOError(source: "<png encoder>", reason: .encoding(cString(&png.message))) }
         return Array(out.prefix(size))
     }
 
@@ -74,7 +74,7 @@ public enum ImageEncoder {
         defer { free(out) }
         guard status == 0, let bytes = out else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw MediaError(source: "<jpeg encoder>", reason: .encoding(text))
+            throw MediaIOError(source: "<jpeg encoder>", reason: .encoding(text))
         }
         return [UInt8](UnsafeBufferPointer(start: bytes, count: Int(size)))
     }
@@ -86,7 +86,7 @@ public enum ImageEncoder {
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         } catch {
-            throw MediaError(source: path, reason: .encoding(error.localizedDescription))
+            throw MediaIOError(source: path, reason: .encoding(error.localizedDescription))
         }
     }
 }

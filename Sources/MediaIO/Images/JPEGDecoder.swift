@@ -16,10 +16,10 @@ enum JPEGDecoder {
     /// the header is) before the coefficients are allocated.
     static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> PixelBuffer {
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
-            throw MediaError(source: source, reason: .empty)
+            throw MediaIOError(source: source, reason: .empty)
         }
         guard let reader = vt_jpeg_reader_create() else {
-            throw MediaError(source: source, reason: .corrupt("libjpeg could not create a decoder"))
+            throw MediaIOError(source: source, reason: .corrupt("libjpeg could not create a decoder"))
         }
         defer { vt_jpeg_reader_destroy(reader) }
 
@@ -29,9 +29,9 @@ enum JPEGDecoder {
         let width = Int(reader.pointee.info.image_width)
         let height = Int(reader.pointee.info.image_height)
         // Before libjpeg allocates coefficient arrays for the whole declared image.
-        try ImageLimits.validate(width: width, height: height, encodedByteCount: data.count, source: source)
+        try ImageLimits.check(width: width, height: height, encodedByteCount: data.count, source: source)
         guard width * height <= maxPixels else {
-            throw MediaError(source: source, reason: .tooLarge(width: width, height: height))
+            throw MediaIOError(source: source, reason: .image(.tooLarge(width: width, height: height)))
         }
 
         let components = Int(reader.pointee.info.num_components)
@@ -78,7 +78,7 @@ enum JPEGDecoder {
         if vt_jpeg_read_coefficients(reader) != 0 { throw failure(reader, source: source, fatal: true) }
         try checkDamage(reader, source: source)
         guard let comps = reader.pointee.info.comp_info else {
-            throw MediaError(source: source, reason: .corrupt("no component information"))
+            throw MediaIOError(source: source, reason: .corrupt("no component information"))
         }
         let count = layout.h.count
         // Inverse DCT of every block into one plane per component (every sample of a plane is
@@ -92,7 +92,7 @@ enum JPEGDecoder {
             let stride = blocksWide * 8
             var quant = [UInt16](repeating: 0, count: 64)
             guard vt_jpeg_quant_table(reader, Int32(c), &quant) != 0 else {
-                throw MediaError(source: source, reason: .corrupt("component \(c) has no quantisation table"))
+                throw MediaIOError(source: source, reason: .corrupt("component \(c) has no quantisation table"))
             }
             var failed = false
             let plane = [UInt8](unsafeUninitializedCapacity: stride * blocksHigh * 8) { buffer, initialized in
@@ -147,7 +147,7 @@ enum JPEGDecoder {
             }
         }
         guard status == 0 else {
-            throw MediaError(source: source, reason: .corrupt("out of memory while converting \(width)x\(height) samples"))
+            throw MediaIOError(source: source, reason: .corrupt("out of memory while converting \(width)x\(height) samples"))
         }
         return PixelBuffer(unchecked: width, height: height, format: .rgb8, bytesPerRow: width * 3, bytes: out)
     }
@@ -166,7 +166,7 @@ enum JPEGDecoder {
         guard Int(reader.pointee.info.output_width) == width, Int(reader.pointee.info.output_height) == height,
               Int(reader.pointee.info.output_components) == channels
         else {
-            throw MediaError(source: source, reason: .unsupportedFormat("unexpected JPEG output layout"))
+            throw MediaIOError(source: source, reason: .unsupportedFormat("unexpected JPEG output layout"))
         }
         var row = [UInt8](repeating: 0, count: width * channels)
         let outChannels = channels == 1 ? 1 : 3
@@ -197,25 +197,25 @@ enum JPEGDecoder {
         guard code != 0 else { return }
         let message = cString(&reader.pointee.errors.damage)
         if vt_jpeg_is_truncation(code) != 0 {
-            throw MediaError(source: source, reason: .truncated(message))
+            throw MediaIOError(source: source, reason: .truncated(message))
         }
-        throw MediaError(source: source, reason: .corrupt(message))
+        throw MediaIOError(source: source, reason: .corrupt(message))
     }
 
-    private static func failure(_ reader: UnsafeMutablePointer<vt_jpeg_reader>, source: String, fatal: Bool) -> MediaError {
+    private static func failure(_ reader: UnsafeMutablePointer<vt_jpeg_reader>, source: String, fatal: Bool) -> MediaIOError {
         let message = cString(&reader.pointee.errors.message)
         // Valid JPEGs that libjpeg does not decode (12-bit samples, lossless and hierarchical
         // processes, arithmetic coding in some builds) are unsupported, not corrupt.
         if message.contains("Not a JPEG file") || message.hasPrefix("Unsupported") || message.contains("not supported") {
-            return MediaError(source: source, reason: .unsupportedFormat(message))
+            return MediaIOError(source: source, reason: .unsupportedFormat(message))
         }
         if message.contains("Empty input") {
-            return MediaError(source: source, reason: .empty)
+            return MediaIOError(source: source, reason: .empty)
         }
         if reader.pointee.errors.damageCode != 0, vt_jpeg_is_truncation(reader.pointee.errors.damageCode) != 0 {
-            return MediaError(source: source, reason: .truncated(message))
+            return MediaIOError(source: source, reason: .truncated(message))
         }
-        return MediaError(source: source, reason: .corrupt(message.isEmpty ? "libjpeg failed" : message))
+        return MediaIOError(source: source, reason: .corrupt(message.isEmpty ? "libjpeg failed" : message))
     }
 }
 

@@ -3,7 +3,7 @@ import VisionTasks
 
 extension MPImage {
     /// Decodes the JPEG or PNG file at `path` (EXIF orientation applied).
-    /// Throws `MediaError` naming the file and the reason when it cannot be read or decoded.
+    /// Throws `MediaIOError` naming the file and the reason when it cannot be read or decoded.
     public convenience init(contentsOfFile path: String, orientation: ImageOrientation = .up) throws {
         self.init(pixelBuffer: try ImageDecoder.decode(contentsOfFile: path).pixels, orientation: orientation)
     }

@@ -9,7 +9,7 @@ enum PNGDecoder {
     /// before any pixel memory is allocated.
     static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> PixelBuffer {
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
-            throw MediaError(source: source, reason: .empty)
+            throw MediaIOError(source: source, reason: .empty)
         }
         var image = vt_png_image()
         let status = vt_png_decode(
@@ -18,15 +18,15 @@ enum PNGDecoder {
         defer { vt_png_free(&image) }
         guard status == 0, let pixels = image.pixels else {
             let message = cString(&image.message)
-            if image.truncated != 0 { throw MediaError(source: source, reason: .truncated(message)) }
+            if image.truncated != 0 { throw MediaIOError(source: source, reason: .truncated(message)) }
             if message.contains("allowed"), image.width == 0 {
                 // Declared dimensions refused before allocation: beyond ImageLimits, beyond what
                 // a file this size can encode, or beyond the caller's maxPixels. Report them.
                 let width = Int(readBigEndian(data, at: 16)), height = Int(readBigEndian(data, at: 20))
-                try ImageLimits.validate(width: width, height: height, encodedByteCount: data.count, source: source)
-                throw MediaError(source: source, reason: .tooLarge(width: width, height: height))
+                try ImageLimits.check(width: width, height: height, encodedByteCount: data.count, source: source)
+                throw MediaIOError(source: source, reason: .image(.tooLarge(width: width, height: height)))
             }
-            throw MediaError(source: source, reason: .corrupt(message.isEmpty ? "libpng failed" : message))
+            throw MediaIOError(source: source, reason: .corrupt(message.isEmpty ? "libpng failed" : message))
         }
         let width = Int(image.width), height = Int(image.height), channels = Int(image.channels)
         let stride = image.stride

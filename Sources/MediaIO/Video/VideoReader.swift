@@ -47,7 +47,7 @@ public final class VideoReader: Sequence, AsyncSequence {
     public let info: VideoInfo
     /// The error that ended a `Sequence` iteration, if any. A `for frame in reader` loop ends
     /// the same way at the end of the file and at a decode error: check this after it.
-    public private(set) var failure: MediaError?
+    public private(set) var failure: MediaIOError?
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var codec: UnsafeMutablePointer<AVCodecContext>?
@@ -97,18 +97,18 @@ public final class VideoReader: Sequence, AsyncSequence {
     private var firstPresentation: Int64?
     private var arrivalOrigin: UInt64?
 
-    /// Opens `path` and its best video stream. Throws `MediaError` when the file is missing,
+    /// Opens `path` and its best video stream. Throws `MediaIOError` when the file is missing,
     /// not a video, or has no decodable video stream. Frames come upright by the container's
     /// display rotation (a phone video tagged "rotate 90") unless `appliesDisplayRotation` is
     /// false, which gives the stored frames.
     public convenience init(path: String, appliesDisplayRotation: Bool = true) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw MediaError(source: path, reason: .fileNotFound)
+            throw MediaIOError(source: path, reason: .fileNotFound)
         }
-        if isDirectory.boolValue { throw MediaError(source: path, reason: .unreadable("it is a directory")) }
+        if isDirectory.boolValue { throw MediaIOError(source: path, reason: .unreadable("it is a directory")) }
         if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size == 0 {
-            throw MediaError(source: path, reason: .empty)
+            throw MediaIOError(source: path, reason: .empty)
         }
         try self.init(opening: path, options: nil, appliesDisplayRotation: appliesDisplayRotation)
     }
@@ -119,7 +119,7 @@ public final class VideoReader: Sequence, AsyncSequence {
     ///
     /// Opening (connecting, probing the stream until its first picture) and every later read
     /// are bounded by `options.timeoutSeconds`; `options.interruptToken` ends them at once
-    /// from another thread. Throws `MediaError`: `.fileNotFound` for a missing device or file,
+    /// from another thread. Throws `MediaIOError`: `.fileNotFound` for a missing device or file,
     /// `.unreadable` for a refused connection, a timeout or a network error (with FFmpeg's
     /// message), `.unsupportedFormat` for an unknown format name or a source without video.
     public convenience init(source: String, options: VideoSourceOptions) throws {
@@ -141,13 +141,13 @@ public final class VideoReader: Sequence, AsyncSequence {
             var inputFormat: UnsafePointer<AVInputFormat>?
             if let name = options.formatName {
                 guard let found = av_find_input_format(name) else {
-                    throw MediaError(source: path, reason: .unsupportedFormat(
+                    throw MediaIOError(source: path, reason: .unsupportedFormat(
                         "this FFmpeg has no input format or device named \(name) (devices: \(Self.captureDeviceNames().joined(separator: ", ")))"))
                 }
                 inputFormat = found
             }
             guard let ctx = avformat_alloc_context() else {
-                throw MediaError(source: path, reason: .videoDecoding("out of memory"))
+                throw MediaIOError(source: path, reason: .videoDecoding("out of memory"))
             }
             let guardian = Interruption(token: options.interruptToken)
             interruption = guardian
@@ -175,17 +175,17 @@ public final class VideoReader: Sequence, AsyncSequence {
             if !unused.isEmpty {
                 var failed: UnsafeMutablePointer<AVFormatContext>? = opened
                 avformat_close_input(&failed)
-                throw MediaError(source: path, reason: .unreadable(
+                throw MediaIOError(source: path, reason: .unreadable(
                     "no option named \(unused.joined(separator: ", ")) for this source's format, device or protocol"))
             }
         } else {
             status = avformat_open_input(&context, path, nil, nil)
             guard status >= 0, context != nil else {
-                throw MediaError(source: path, reason: .unsupportedFormat(Self.message(status)))
+                throw MediaIOError(source: path, reason: .unsupportedFormat(Self.message(status)))
             }
         }
         self.interruption = interruption
-        guard let ctx = context else { throw MediaError(source: path, reason: .videoDecoding("cannot open")) }
+        guard let ctx = context else { throw MediaIOError(source: path, reason: .videoDecoding("cannot open")) }
         var openedCodec: UnsafeMutablePointer<AVCodecContext>?
         var openedFrame: UnsafeMutablePointer<AVFrame>?
         var openedPacket: UnsafeMutablePointer<AVPacket>?
@@ -196,28 +196,28 @@ public final class VideoReader: Sequence, AsyncSequence {
                 if let interruption, status == Self.exitRequested {
                     throw Self.openError(path, status: status, interruption: interruption, timeout: timeoutSeconds)
                 }
-                throw MediaError(source: path, reason: .videoDecoding(Self.message(status)))
+                throw MediaIOError(source: path, reason: .videoDecoding(Self.message(status)))
             }
             var decoder: UnsafePointer<AVCodec>?
             let index = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)
             guard index >= 0, let decoder, let stream = ctx.pointee.streams[Int(index)] else {
-                throw MediaError(source: path, reason: .unsupportedFormat("no decodable video stream (\(Self.message(index)))"))
+                throw MediaIOError(source: path, reason: .unsupportedFormat("no decodable video stream (\(Self.message(index)))"))
             }
             streamIndex = index
             guard let codecContext = avcodec_alloc_context3(decoder) else {
-                throw MediaError(source: path, reason: .videoDecoding("cannot allocate a decoder"))
+                throw MediaIOError(source: path, reason: .videoDecoding("cannot allocate a decoder"))
             }
             openedCodec = codecContext
             status = avcodec_parameters_to_context(codecContext, stream.pointee.codecpar)
-            guard status >= 0 else { throw MediaError(source: path, reason: .videoDecoding(Self.message(status))) }
+            guard status >= 0 else { throw MediaIOError(source: path, reason: .videoDecoding(Self.message(status))) }
             status = avcodec_open2(codecContext, decoder, nil)
-            guard status >= 0 else { throw MediaError(source: path, reason: .videoDecoding(Self.message(status))) }
+            guard status >= 0 else { throw MediaIOError(source: path, reason: .videoDecoding(Self.message(status))) }
             let width = Int(codecContext.pointee.width), height = Int(codecContext.pointee.height)
-            try ImageLimits.validate(width: width, height: height, source: path)
+            try ImageLimits.check(width: width, height: height, source: path)
             openedFrame = av_frame_alloc()
             openedPacket = av_packet_alloc()
             guard openedFrame != nil, openedPacket != nil else {
-                throw MediaError(source: path, reason: .videoDecoding("out of memory"))
+                throw MediaIOError(source: path, reason: .videoDecoding("out of memory"))
             }
             timeBase = stream.pointee.time_base
             startTime = stream.pointee.start_time == Int64(bitPattern: 0x8000_0000_0000_0000) ? 0 : stream.pointee.start_time
@@ -339,18 +339,18 @@ public final class VideoReader: Sequence, AsyncSequence {
         if isLive {
             // A live stream ends when its server closes it; lost packets are not fatal.
             if let readError {
-                throw MediaError(source: path, reason: .unreadable(
+                throw MediaIOError(source: path, reason: .unreadable(
                     nextIndex == 0 ? readError : "the stream failed after \(nextIndex) frame(s): \(readError)"))
             }
             if nextIndex == 0 {
-                throw MediaError(source: path, reason: .videoDecoding(
+                throw MediaIOError(source: path, reason: .videoDecoding(
                     decodeErrors > 0 ? "no frame could be decoded (\(lastDecodeError))" : "the stream ended before its first frame"))
             }
             return
         }
         let undecoded = decodeErrors > 0 ? "; \(decodeErrors) packet(s) could not be decoded (\(lastDecodeError))" : ""
         if let readError {
-            throw MediaError(source: path, reason: .truncated("reading stopped after \(nextIndex) frame(s): \(readError)\(undecoded)"))
+            throw MediaIOError(source: path, reason: .truncated("reading stopped after \(nextIndex) frame(s): \(readError)\(undecoded)"))
         }
         // MP4/MOV index every sample up front, so fewer packets than declared means the data
         // was cut. The declared count is a hint about packets, not frames: an edit list (a clip
@@ -358,27 +358,27 @@ public final class VideoReader: Sequence, AsyncSequence {
         // its start, so fewer frames than declared is normal.
         if let declared = info.declaredFrameCount, info.containerName.contains("mp4") || info.containerName.contains("mov"),
            packetCount < declared {
-            throw MediaError(source: path, reason: .truncated(
+            throw MediaIOError(source: path, reason: .truncated(
                 "the file declares \(declared) frames, only \(packetCount) could be read\(undecoded)"))
         }
         if decodeErrors > 0 {
-            throw MediaError(source: path, reason: .corrupt(
+            throw MediaIOError(source: path, reason: .corrupt(
                 "\(decodeErrors) packet(s) could not be decoded (\(lastDecodeError)); \(nextIndex) frame(s) decoded"))
         }
         if nextIndex == 0 {
-            throw MediaError(source: path, reason: .videoDecoding("no frame could be decoded"))
+            throw MediaIOError(source: path, reason: .videoDecoding("no frame could be decoded"))
         }
     }
 
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws -> VideoFrame {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
-        try ImageLimits.validate(width: width, height: height, source: path)
+        try ImageLimits.check(width: width, height: height, source: path)
         let source = AVPixelFormat(rawValue: frame.pointee.format)
         scaler = sws_getCachedContext(
             scaler, Int32(width), Int32(height), source, Int32(width), Int32(height), AV_PIX_FMT_RGB24,
             Int32(SWS_BICUBIC), nil, nil, nil)
         guard let scaler else {
-            throw MediaError(source: path, reason: .videoDecoding("swscale cannot convert \(Self.pixelFormatName(source)) to RGB"))
+            throw MediaIOError(source: path, reason: .videoDecoding("swscale cannot convert \(Self.pixelFormatName(source)) to RGB"))
         }
         // 32-byte aligned rows, as OpenCV's frame buffer has, so swscale takes the same paths.
         let stride = (width * 3 + 31) & ~31
@@ -397,7 +397,7 @@ public final class VideoReader: Sequence, AsyncSequence {
             }
         }
         guard scaled == Int32(height) else {
-            throw MediaError(source: path, reason: .videoDecoding("swscale converted \(scaled) of \(height) rows"))
+            throw MediaIOError(source: path, reason: .videoDecoding("swscale converted \(scaled) of \(height) rows"))
         }
         let pts = frame.pointee.best_effort_timestamp
         var timestamp: Int
@@ -410,7 +410,7 @@ public final class VideoReader: Sequence, AsyncSequence {
                     timeBase: (timeBase.num, timeBase.den), index: nextIndex, framesPerSecond: info.framesPerSecond,
                     previous: lastTimestamp)
             else {
-                throw MediaError(source: path, reason: .corrupt(
+                throw MediaIOError(source: path, reason: .corrupt(
                     "frame \(nextIndex)'s time (pts \(pts), time base \(timeBase.num)/\(timeBase.den)) is beyond"
                         + " \(Int(Self.largestMilliseconds)) ms from the start"))
             }
@@ -460,11 +460,11 @@ public final class VideoReader: Sequence, AsyncSequence {
         public mutating func next() -> VideoFrame? {
             do {
                 return try reader.nextFrame()
-            } catch let error as MediaError {
+            } catch let error as MediaIOError {
                 reader.failure = error
                 return nil
             } catch {
-                reader.failure = MediaError(source: reader.path, reason: .videoDecoding(String(describing: error)))
+                reader.failure = MediaIOError(source: reader.path, reason: .videoDecoding(String(describing: error)))
                 return nil
             }
         }
@@ -540,17 +540,17 @@ public final class VideoReader: Sequence, AsyncSequence {
     }
 
     /// Why a live source did not open, in words a user can act on.
-    private static func openError(_ path: String, status: Int32, interruption: Interruption, timeout: Double) -> MediaError {
+    private static func openError(_ path: String, status: Int32, interruption: Interruption, timeout: Double) -> MediaIOError {
         if status == exitRequested {
             // Only the interrupt callback makes FFmpeg exit: a stop request, or the deadline.
-            if interruption.token?.isInterrupted == true { return MediaError(source: path, reason: .unreadable("interrupted while opening")) }
-            return MediaError(source: path, reason: .unreadable("no answer and no picture within \(seconds(timeout)) (timed out)"))
+            if interruption.token?.isInterrupted == true { return MediaIOError(source: path, reason: .unreadable("interrupted while opening")) }
+            return MediaIOError(source: path, reason: .unreadable("no answer and no picture within \(seconds(timeout)) (timed out)"))
         }
         switch -status {
-        case ENOENT: return MediaError(source: path, reason: .fileNotFound)
-        case ECONNREFUSED: return MediaError(source: path, reason: .unreadable("connection refused (nothing listens there)"))
+        case ENOENT: return MediaIOError(source: path, reason: .fileNotFound)
+        case ECONNREFUSED: return MediaIOError(source: path, reason: .unreadable("connection refused (nothing listens there)"))
         default:
-            return MediaError(source: path, reason: .unreadable(message(status)))
+            return MediaIOError(source: path, reason: .unreadable(message(status)))
         }
     }
 

@@ -39,7 +39,7 @@ public final class VideoWriter {
         self.path = path
         self.width = width
         self.height = height
-        try ImageLimits.validate(width: width, height: height, source: path)
+        try ImageLimits.check(width: width, height: height, source: path)
         VideoReader.quietFFmpegLogs()
         encodedWidth = width + width % 2
         encodedHeight = height + height % 2
@@ -51,14 +51,14 @@ public final class VideoWriter {
         let formatName: String? = ["mp4", "mov", "mkv", "webm", "avi"].contains(ext) ? nil : "mp4"
         var status = avformat_alloc_output_context2(&context, nil, formatName, path)
         guard status >= 0, let ctx = context else {
-            throw MediaError(source: path, reason: .encoding("cannot create the container: \(VideoReader.message(status))"))
+            throw MediaIOError(source: path, reason: .encoding("cannot create the container: \(VideoReader.message(status))"))
         }
         let webM = ext == "webm"
         var encoder = avcodec_find_encoder_by_name(webM ? "libvpx" : "libx264")
         if encoder == nil, !webM { encoder = avcodec_find_encoder(AV_CODEC_ID_MPEG4) }
         guard let encoder, let newStream = avformat_new_stream(ctx, nil), let codecContext = avcodec_alloc_context3(encoder) else {
             avformat_free_context(ctx)
-            throw MediaError(
+            throw MediaIOError(
                 source: path, reason: .encoding(webM ? "no VP8 encoder (libvpx) in this FFmpeg" : "no H.264 or MPEG-4 encoder in this FFmpeg"))
         }
         output = ctx
@@ -111,7 +111,7 @@ public final class VideoWriter {
         if status < 0 || frame == nil || packet == nil {
             let message = VideoReader.message(status)
             release()
-            throw MediaError(source: path, reason: .encoding(message))
+            throw MediaIOError(source: path, reason: .encoding(message))
         }
     }
 
@@ -133,19 +133,19 @@ public final class VideoWriter {
     /// defaults to the previous one + 1000 / fps; timestamps must increase.
     public func append(_ image: PixelBuffer, timestampInMilliseconds: Int? = nil) throws {
         guard !finished, let codec, let frame else {
-            throw MediaError(source: path, reason: .encoding("the writer is finished"))
+            throw MediaIOError(source: path, reason: .encoding("the writer is finished"))
         }
         guard image.width == width, image.height == height else {
-            throw MediaError(source: path, reason: .invalidArgument(
-                "frame is \(image.width)x\(image.height), the video is \(width)x\(height)"))
+            throw MediaIOError(source: path, reason: .image(.invalidArgument(
+                "frame is \(image.width)x\(image.height), the video is \(width)x\(height)")))
         }
         let rgb = Self.padded(image.convertedToRGB8(), toWidth: encodedWidth, height: encodedHeight)
         var status = av_frame_make_writable(frame)
-        guard status >= 0 else { throw MediaError(source: path, reason: .encoding(VideoReader.message(status))) }
+        guard status >= 0 else { throw MediaIOError(source: path, reason: .encoding(VideoReader.message(status))) }
         scaler = sws_getCachedContext(
             scaler, Int32(encodedWidth), Int32(encodedHeight), AV_PIX_FMT_RGB24, Int32(encodedWidth), Int32(encodedHeight),
             AV_PIX_FMT_YUV420P, Int32(SWS_BICUBIC), nil, nil, nil)
-        guard let scaler else { throw MediaError(source: path, reason: .encoding("swscale cannot convert RGB to YUV")) }
+        guard let scaler else { throw MediaIOError(source: path, reason: .encoding("swscale cannot convert RGB to YUV")) }
         rgb.bytes.withUnsafeBufferPointer { src in
             var planes: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
             var strides: [Int32] = [Int32(rgb.bytesPerRow), 0, 0, 0]
@@ -164,7 +164,7 @@ public final class VideoWriter {
         lastTimestamp = timestamp
         frame.pointee.pts = Int64(timestamp)
         status = avcodec_send_frame(codec, frame)
-        guard status >= 0 else { throw MediaError(source: path, reason: .encoding(VideoReader.message(status))) }
+        guard status >= 0 else { throw MediaIOError(source: path, reason: .encoding(VideoReader.message(status))) }
         try writePackets()
     }
 
@@ -176,7 +176,7 @@ public final class VideoWriter {
         try writePackets()
         let status = av_write_trailer(output)
         avio_closep(&output.pointee.pb)
-        guard status >= 0 else { throw MediaError(source: path, reason: .encoding(VideoReader.message(status))) }
+        guard status >= 0 else { throw MediaIOError(source: path, reason: .encoding(VideoReader.message(status))) }
     }
 
     private func writePackets() throws {
@@ -184,14 +184,14 @@ public final class VideoWriter {
         while true {
             let status = avcodec_receive_packet(codec, packet)
             if status == -EAGAIN || status == -0x2046_4F45 { return }
-            guard status >= 0 else { throw MediaError(source: path, reason: .encoding(VideoReader.message(status))) }
+            guard status >= 0 else { throw MediaIOError(source: path, reason: .encoding(VideoReader.message(status))) }
             // Without durations the MP4 muxer's edit list leaves the last frame out.
             if packet.pointee.duration <= 0 { packet.pointee.duration = Int64(frameDuration) }
             av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
             let written = av_interleaved_write_frame(output, packet)
             av_packet_unref(packet)
-            guard written >= 0 else { throw MediaError(source: path, reason: .encoding(VideoReader.message(written))) }
+            guard written >= 0 else { throw MediaIOError(source: path, reason: .encoding(VideoReader.message(written))) }
         }
     }
 

@@ -26,22 +26,4 @@ public enum ImageLimits {
             throw MediaError(source: source, reason: .tooLarge(width: width, height: height))
         }
     }
-
-    /// `validate(width:height:source:)`, and then `.corrupt` when a file of `encodedByteCount`
-    /// bytes declares more pixels than it can encode (`maxPixelsPerEncodedByte`).
-    package static func validate(width: Int, height: Int, encodedByteCount: Int, source: String) throws(MediaError) {
-        try validate(width: width, height: height, source: source)
-        let (capacity, overflow) = encodedByteCount.multipliedReportingOverflow(by: maxPixelsPerEncodedByte)
-        guard overflow || width * height <= capacity else {
-            throw MediaError(source: source, reason: .corrupt(
-                "declares \(width)x\(height) pixels, more than a \(encodedByteCount)-byte file can encode"
-                    + " (at most \(maxPixelsPerEncodedByte) pixels a byte)"))
-        }
-    }
-
-    /// The most pixels a file of `encodedByteCount` bytes may declare.
-    package static func maxPixels(encodedByteCount: Int) -> Int {
-        let (capacity, overflow) = encodedByteCount.multipliedReportingOverflow(by: maxPixelsPerEncodedByte)
-        return overflow ? maxPixels : min(maxPixels, capacity)
-    }
 }

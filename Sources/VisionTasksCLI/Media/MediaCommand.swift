@@ -71,7 +71,7 @@ struct MediaInfoCommand: ParsableCommand {
             return line
         case .live, .stream:
             // `media` takes paths only (InputEnumerator without live options).
-            throw MediaError(source: input.path, reason: .unsupportedFormat("media info describes files"))
+            throw MediaIOError(source: input.path, reason: .unsupportedFormat("media info describes files"))
         }
     }
 }

@@ -113,10 +113,10 @@ struct MediaDriver {
         let image: MPImage
         do {
             image = try MPImage(contentsOfFile: input.path)
-        } catch let error as MediaError where !MediaInput.isRegularFile(input.path) {
+        } catch let error as MediaIOError where !MediaInput.isRegularFile(input.path) {
             // A pipe is read once, as one image: say so when it was something else.
             guard case .unsupportedFormat(let detail) = error.reason else { throw error }
-            throw MediaError(source: error.source, reason: .unsupportedFormat(
+            throw MediaIOError(source: error.source, reason: .unsupportedFormat(
                 detail + "; a pipe or FIFO is read as one JPEG or PNG image (give a video as a file, raw frames with --raw)"))
         }
         try processor.begin(input: input, mode: .image)

@@ -58,9 +58,9 @@ final class RawFrameReader {
         if path == "-" {
             handle = FileHandle.standardInput
         } else {
-            guard FileManager.default.fileExists(atPath: path) else { throw MediaError(source: path, reason: .fileNotFound) }
+            guard FileManager.default.fileExists(atPath: path) else { throw MediaIOError(source: path, reason: .fileNotFound) }
             guard let h = FileHandle(forReadingAtPath: path) else {
-                throw MediaError(source: path, reason: .unreadable("permission denied or I/O error"))
+                throw MediaIOError(source: path, reason: .unreadable("permission denied or I/O error"))
             }
             handle = h
             // A file that is not a whole number of frames is the wrong size or format: say so
@@ -68,7 +68,7 @@ final class RawFrameReader {
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             if attributes?[.type] as? FileAttributeType == .typeRegular, let size = (attributes?[.size] as? NSNumber)?.intValue,
                size % spec.frameByteCount != 0 {
-                throw MediaError(source: path, reason: .truncated(
+                throw MediaIOError(source: path, reason: .truncated(
                     "\(size) bytes is not a whole number of \(spec.width)x\(spec.height) \(spec.formatName) frames"
                         + " (\(spec.frameByteCount) bytes each): check --raw"))
             }
@@ -89,17 +89,17 @@ final class RawFrameReader {
                 // The POSIX reason ("Bad file descriptor" for a closed stdin), not Foundation's wrapper.
                 let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
                 let reason = posix.map { String(cString: strerror(Int32($0.code))) } ?? String(describing: error)
-                throw MediaError(source: source, reason: .unreadable(reason))
+                throw MediaIOError(source: source, reason: .unreadable(reason))
             }
             guard let chunk, !chunk.isEmpty else { break }
             data.append(chunk)
         }
         if data.isEmpty {
-            if index == 0 { throw MediaError(source: source, reason: .empty) }
+            if index == 0 { throw MediaIOError(source: source, reason: .empty) }
             return nil
         }
         guard data.count == size else {
-            throw MediaError(source: source, reason: .truncated(
+            throw MediaIOError(source: source, reason: .truncated(
                 "frame \(index) has \(data.count) of \(size) bytes (\(spec.width)x\(spec.height) \(spec.formatName))"))
         }
         index += 1

@@ -157,8 +157,9 @@ struct SwipeCommand: ParsableCommand {
                 try? output.finish(createIfEmpty: false)
                 throw error
             } catch {
-                // A MediaError names its file already ("x.mp4: x.mp4: is empty" before).
-                MediaDriver.report(error is MediaError || error is InputError ? "\(error)" : "\(input.path): \(error)")
+                // A MediaIOError or MediaError names its file already ("x.mp4: x.mp4: is empty" before).
+                let named = error is MediaIOError || error is MediaError || error is InputError
+                MediaDriver.report(named ? "\(error)" : "\(input.path): \(error)")
                 ok = false
             }
         }

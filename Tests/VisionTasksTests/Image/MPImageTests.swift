@@ -26,7 +26,7 @@ final class MPImageTests: XCTestCase {
         XCTAssertEqual(upright.bytes, image.pixelBuffer.bytes, "RGB8 + .up is passed through")
         XCTAssertEqual(try MPImage(data: Data(contentsOf: url)).pixelBuffer, image.pixelBuffer)
         XCTAssertThrowsError(try MPImage(contentsOfFile: url.path + ".missing")) {
-            XCTAssertEqual(($0 as? MediaError)?.reason, .fileNotFound)
+            XCTAssertEqual(($0 as? MediaIOError)?.reason, .fileNotFound)
         }
     }
 
