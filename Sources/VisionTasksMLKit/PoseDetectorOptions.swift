@@ -10,29 +10,32 @@ import VisionTasks
 ///
 /// A class, like ML Kit's; the detector takes a copy of the values when it is created.
 public class PoseDetectorOptions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _detectorMode = PoseDetectorMode.stream
-    private var _modelAssetPath: String?
-    private var _modelDirectory = ModelStore.defaultDirectory
+    private struct Values {
+        var detectorMode = PoseDetectorMode.stream
+        var modelAssetPath: String?
+        var modelDirectory = ModelStore.defaultDirectory
+    }
+
+    private let state = Locked(Values())
 
     /// `.stream` (default: track a person from frame to frame) or `.singleImage`.
     public var detectorMode: PoseDetectorMode {
-        get { lock.withLock { _detectorMode } }
-        set { lock.withLock { _detectorMode = newValue } }
+        get { state[\.detectorMode] }
+        set { state[\.detectorMode] = newValue }
     }
 
     /// VisionTasks' addition: a pose landmarker `.task` bundle to use instead of the one
     /// chosen from the model folder.
     public var modelAssetPath: String? {
-        get { lock.withLock { _modelAssetPath } }
-        set { lock.withLock { _modelAssetPath = newValue } }
+        get { state[\.modelAssetPath] }
+        set { state[\.modelAssetPath] = newValue }
     }
 
     /// VisionTasks' addition: the model folder (default `ModelStore.defaultDirectory`:
     /// `$VISION_TASKS_MODELS` or `~/.cache/vision-tasks/models`).
     public var modelDirectory: URL {
-        get { lock.withLock { _modelDirectory } }
-        set { lock.withLock { _modelDirectory = newValue } }
+        get { state[\.modelDirectory] }
+        set { state[\.modelDirectory] = newValue }
     }
 
     /// Options with ML Kit's defaults (`.stream`).

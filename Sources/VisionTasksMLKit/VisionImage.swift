@@ -11,35 +11,38 @@ import VisionTasks
 /// mirrored orientation the detector also takes "left" and "right" as the person's real sides,
 /// assuming the stored pixels are a camera's unmirrored view (docs/mlkit.md).
 public final class VisionImage: @unchecked Sendable {
-    private let lock = NSLock()
+    private struct Values {
+        var orientation: ImageOrientation
+        var timestamp: Int?
+    }
+
     private let stored: PixelBuffer
-    private var _orientation: ImageOrientation
-    private var _timestamp: Int?
+    private let state: Locked<Values>
 
     /// An image from an `MPImage`; `orientation` starts as the image's own (as ML Kit's guide
     /// copies `UIImage.imageOrientation`).
     public init(image: MPImage) {
         stored = image.pixelBuffer
-        _orientation = image.orientation
+        state = Locked(Values(orientation: image.orientation))
     }
 
     /// An image from raw pixels (a camera frame); `orientation` starts as `.up`.
     public init(buffer: PixelBuffer) {
         stored = buffer
-        _orientation = .up
+        state = Locked(Values(orientation: .up))
     }
 
     /// How the stored pixels are turned (and mirrored) to appear upright.
     public var orientation: ImageOrientation {
-        get { lock.withLock { _orientation } }
-        set { lock.withLock { _orientation = newValue } }
+        get { state[\.orientation] }
+        set { state[\.orientation] = newValue }
     }
 
     /// VisionTasks' addition, for `.stream` mode: the frame's time in milliseconds (ML Kit
     /// reads it from the sample buffer). Without one the detector uses the time of the call.
     public var timestampInMilliseconds: Int? {
-        get { lock.withLock { _timestamp } }
-        set { lock.withLock { _timestamp = newValue } }
+        get { state[\.timestamp] }
+        set { state[\.timestamp] = newValue }
     }
 
     /// Width of the upright image, in pixels.

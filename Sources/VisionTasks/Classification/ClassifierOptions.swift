@@ -15,33 +15,36 @@ import Foundation
 /// A class, like MediaPipe's; tasks copy the values when they are created. Safe to share
 /// between threads.
 public final class ClassifierOptions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _displayNamesLocale: String?
-    private var _maxResults = -1
-    private var _scoreThreshold: Float = 0
-    private var _categoryAllowlist: [String]?
-    private var _categoryDenylist: [String]?
+    private struct Values {
+        var displayNamesLocale: String?
+        var maxResults = -1
+        var scoreThreshold: Float = 0
+        var categoryAllowlist: [String]?
+        var categoryDenylist: [String]?
+    }
+
+    private let state = Locked(Values())
 
     /// The locale of the display names to report (the model's label file for that locale);
     /// nil means "en", as in MediaPipe.
     public var displayNamesLocale: String? {
-        get { lock.withLock { _displayNamesLocale } }
-        set { lock.withLock { _displayNamesLocale = newValue } }
+        get { state[\.displayNamesLocale] }
+        set { state[\.displayNamesLocale] = newValue }
     }
 
     /// The most categories to keep, best first; a negative value keeps all (default -1).
     /// 0 is invalid.
     public var maxResults: Int {
-        get { lock.withLock { _maxResults } }
-        set { lock.withLock { _maxResults = newValue } }
+        get { state[\.maxResults] }
+        set { state[\.maxResults] = newValue }
     }
 
     /// Categories scoring below this are dropped (default 0). Setting classifier options at
     /// all overrides the threshold the model's metadata recommends (MediaPipe's rule): leave
     /// the task's classifier options nil to use the model's.
     public var scoreThreshold: Float {
-        get { lock.withLock { _scoreThreshold } }
-        set { lock.withLock { _scoreThreshold = newValue } }
+        get { state[\.scoreThreshold] }
+        set { state[\.scoreThreshold] = newValue }
     }
 
     /// Only these category names are kept. Needs labels in the model's metadata; cannot be
@@ -50,15 +53,15 @@ public final class ClassifierOptions: @unchecked Sendable {
     /// list of only unknown names filters nothing. The CLI's `--allow`, `--deny`, `--custom-allow`
     /// and `--custom-deny` warn about them.
     public var categoryAllowlist: [String]? {
-        get { lock.withLock { _categoryAllowlist } }
-        set { lock.withLock { _categoryAllowlist = newValue } }
+        get { state[\.categoryAllowlist] }
+        set { state[\.categoryAllowlist] = newValue }
     }
 
     /// These category names are dropped (unknown names are ignored). Needs labels in the
     /// model's metadata; cannot be combined with `categoryAllowlist`.
     public var categoryDenylist: [String]? {
-        get { lock.withLock { _categoryDenylist } }
-        set { lock.withLock { _categoryDenylist = newValue } }
+        get { state[\.categoryDenylist] }
+        set { state[\.categoryDenylist] = newValue }
     }
 
     /// MediaPipe's defaults: every class, no threshold, no lists.
@@ -70,30 +73,24 @@ public final class ClassifierOptions: @unchecked Sendable {
         categoryAllowlist: [String]? = nil, categoryDenylist: [String]? = nil
     ) {
         self.init()
-        _displayNamesLocale = displayNamesLocale
-        _maxResults = maxResults
-        _scoreThreshold = scoreThreshold
-        _categoryAllowlist = categoryAllowlist
-        _categoryDenylist = categoryDenylist
+        state.value = Values(
+            displayNamesLocale: displayNamesLocale, maxResults: maxResults, scoreThreshold: scoreThreshold,
+            categoryAllowlist: categoryAllowlist, categoryDenylist: categoryDenylist)
     }
 
     /// An independent copy (MediaPipe's options are `NSCopying`).
     public func copy() -> ClassifierOptions {
-        lock.withLock {
-            ClassifierOptions(
-                displayNamesLocale: _displayNamesLocale, maxResults: _maxResults,
-                scoreThreshold: _scoreThreshold, categoryAllowlist: _categoryAllowlist,
-                categoryDenylist: _categoryDenylist)
-        }
+        let copy = ClassifierOptions()
+        copy.state.value = state.value
+        return copy
     }
 
     /// A snapshot of the values.
     var settings: ClassificationPostprocessor.Settings {
-        lock.withLock {
-            ClassificationPostprocessor.Settings(
-                displayNamesLocale: _displayNamesLocale, maxResults: _maxResults,
-                scoreThreshold: _scoreThreshold, categoryAllowlist: _categoryAllowlist ?? [],
-                categoryDenylist: _categoryDenylist ?? [])
-        }
+        let values = state.value
+        return ClassificationPostprocessor.Settings(
+            displayNamesLocale: values.displayNamesLocale, maxResults: values.maxResults,
+            scoreThreshold: values.scoreThreshold, categoryAllowlist: values.categoryAllowlist ?? [],
+            categoryDenylist: values.categoryDenylist ?? [])
     }
 }

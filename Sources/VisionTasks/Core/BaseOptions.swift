@@ -30,11 +30,14 @@ public final class BaseOptions: @unchecked Sendable {
         case buffer(Data)
     }
 
-    private let lock = NSLock()
-    private var _modelAssetPath = ""
-    private var _modelAssetBuffer: Data?
-    private var _delegate = Delegate.cpu
-    private var _numThreads = BaseOptions.defaultNumThreads
+    private struct Values {
+        var modelAssetPath = ""
+        var modelAssetBuffer: Data?
+        var delegate = Delegate.cpu
+        var numThreads = BaseOptions.defaultNumThreads
+    }
+
+    private let state = Locked(Values())
 
     /// The default `numThreads`: one thread per active processor core.
     public static var defaultNumThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
@@ -45,20 +48,20 @@ public final class BaseOptions: @unchecked Sendable {
 
     /// Path of the model file (`.task` or `.tflite`).
     public var modelAssetPath: String {
-        get { lock.withLock { _modelAssetPath } }
-        set { lock.withLock { _modelAssetPath = newValue } }
+        get { state[\.modelAssetPath] }
+        set { state[\.modelAssetPath] = newValue }
     }
 
     /// The model file's bytes, for models that do not live on disk.
     public var modelAssetBuffer: Data? {
-        get { lock.withLock { _modelAssetBuffer } }
-        set { lock.withLock { _modelAssetBuffer = newValue } }
+        get { state[\.modelAssetBuffer] }
+        set { state[\.modelAssetBuffer] = newValue }
     }
 
     /// The processor to run on. Only `.cpu` is supported.
     public var delegate: Delegate {
-        get { lock.withLock { _delegate } }
-        set { lock.withLock { _delegate = newValue } }
+        get { state[\.delegate] }
+        set { state[\.delegate] = newValue }
     }
 
     /// Threads each model of the task runs on, the calling thread included (default: one per
@@ -68,8 +71,8 @@ public final class BaseOptions: @unchecked Sendable {
     /// anything else makes creating the task fail with `TasksError.invalidArgument`. Not part
     /// of MediaPipe's API.
     public var numThreads: Int {
-        get { lock.withLock { _numThreads } }
-        set { lock.withLock { _numThreads = newValue } }
+        get { state[\.numThreads] }
+        set { state[\.numThreads] = newValue }
     }
 
     /// Options with no model yet (set `modelAssetPath` or `modelAssetBuffer`), the CPU delegate
@@ -91,12 +94,7 @@ public final class BaseOptions: @unchecked Sendable {
     /// An independent copy (MediaPipe's options are `NSCopying`).
     public func copy() -> BaseOptions {
         let copy = BaseOptions()
-        lock.withLock {
-            copy._modelAssetPath = _modelAssetPath
-            copy._modelAssetBuffer = _modelAssetBuffer
-            copy._delegate = _delegate
-            copy._numThreads = _numThreads
-        }
+        copy.state.value = state.value
         return copy
     }
 
@@ -113,8 +111,9 @@ public final class BaseOptions: @unchecked Sendable {
     /// Validates the options and says where the model comes from. Errors: `.unimplemented`
     /// for the GPU delegate, `.invalidArgument` when no model is given.
     package func modelSource() throws -> ModelSource {
-        let (path, buffer, delegate) = lock.withLock { (_modelAssetPath, _modelAssetBuffer, _delegate) }
-        if delegate == .gpu {
+        let values = state.value
+        let (path, buffer) = (values.modelAssetPath, values.modelAssetBuffer)
+        if values.delegate == .gpu {
             throw TasksError.unimplemented(
                 "The GPU delegate is not available: VisionTasks runs on the CPU. Set `baseOptions.delegate = .cpu` (the default).")
         }

@@ -13,59 +13,55 @@ import Foundation
 /// A class, like MediaPipe's, so that code written for it ports unchanged; the landmarker
 /// takes a copy of the values when it is created. Safe to share between threads.
 public final class HandLandmarkerOptions: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _baseOptions = BaseOptions()
-    private var _runningMode = RunningMode.image
-    private var _hands = HandLandmarkerGraph.Configuration()
-    private weak var _delegate: (any HandLandmarkerLiveStreamDelegate)?
+    private let state = Locked(TaskOptionValues(HandLandmarkerGraph.Configuration()))
 
     /// The model: a `.task` bundle holding `hand_detector.tflite` and
     /// `hand_landmarks_detector.tflite` (Google's `hand_landmarker.task`, or the one
     /// `vision-tasks models install` assembles).
     public var baseOptions: BaseOptions {
-        get { lock.withLock { _baseOptions } }
-        set { lock.withLock { _baseOptions = newValue } }
+        get { state[\.baseOptions] }
+        set { state[\.baseOptions] = newValue }
     }
 
     /// How the landmarker is fed: `.image` (default), `.video` or `.liveStream`.
     public var runningMode: RunningMode {
-        get { lock.withLock { _runningMode } }
-        set { lock.withLock { _runningMode = newValue } }
+        get { state[\.runningMode] }
+        set { state[\.runningMode] = newValue }
     }
 
     /// The most hands to find (default 1, must be at least 1).
     public var numHands: Int {
-        get { lock.withLock { _hands.numHands } }
-        set { lock.withLock { _hands.numHands = newValue } }
+        get { state[\.settings.numHands] }
+        set { state[\.settings.numHands] = newValue }
     }
 
     /// The palm detector's score threshold, 0...1 (default 0.5).
     public var minHandDetectionConfidence: Float {
-        get { lock.withLock { _hands.minHandDetectionConfidence } }
-        set { lock.withLock { _hands.minHandDetectionConfidence = newValue } }
+        get { state[\.settings.minHandDetectionConfidence] }
+        set { state[\.settings.minHandDetectionConfidence] = newValue }
     }
 
     /// The landmark model's hand presence threshold, 0...1 (default 0.5): regions whose
     /// presence score is not above it yield no hand (and, in video, stop being tracked).
     public var minHandPresenceConfidence: Float {
-        get { lock.withLock { _hands.minHandPresenceConfidence } }
-        set { lock.withLock { _hands.minHandPresenceConfidence = newValue } }
+        get { state[\.settings.minHandPresenceConfidence] }
+        set { state[\.settings.minHandPresenceConfidence] = newValue }
     }
 
     /// In video and live-stream mode, the overlap (intersection over union) above which a new
     /// palm detection is taken for a hand already tracked from the previous frame, 0...1
     /// (default 0.5).
     public var minTrackingConfidence: Float {
-        get { lock.withLock { _hands.minTrackingConfidence } }
-        set { lock.withLock { _hands.minTrackingConfidence = newValue } }
+        get { state[\.settings.minTrackingConfidence] }
+        set { state[\.settings.minTrackingConfidence] = newValue }
     }
 
     /// VisionTasks' addition: smooths the reported landmarks over time in video and
     /// live-stream mode (see `HandLandmarkSmoothing`). Default nil: off, results equal to
     /// MediaPipe's.
     public var landmarkSmoothing: HandLandmarkSmoothing? {
-        get { lock.withLock { _hands.landmarkSmoothing } }
-        set { lock.withLock { _hands.landmarkSmoothing = newValue } }
+        get { state[\.settings.landmarkSmoothing] }
+        set { state[\.settings.landmarkSmoothing] = newValue }
     }
 
     /// VisionTasks' addition: whether the input frames are mirror images (a selfie camera or
@@ -76,15 +72,15 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
     /// mirrored frames, where a right hand looks like a left one, `true` flips "Left" and
     /// "Right" to report the real side again. Landmarks stay in the frame's coordinates.
     public var inputIsMirrored: Bool {
-        get { lock.withLock { _hands.inputIsMirrored } }
-        set { lock.withLock { _hands.inputIsMirrored = newValue } }
+        get { state[\.settings.inputIsMirrored] }
+        set { state[\.settings.inputIsMirrored] = newValue }
     }
 
     /// Receives the results in `.liveStream` mode (required there, refused in the other
     /// modes). Held weakly, as in MediaPipe.
     public var handLandmarkerLiveStreamDelegate: (any HandLandmarkerLiveStreamDelegate)? {
-        get { lock.withLock { _delegate } }
-        set { lock.withLock { _delegate = newValue } }
+        get { state[\.delegate] as? any HandLandmarkerLiveStreamDelegate }
+        set { state[\.delegate] = newValue }
     }
 
     /// Options with MediaPipe's defaults (image mode; no model yet: set `baseOptions`).
@@ -94,18 +90,13 @@ public final class HandLandmarkerOptions: @unchecked Sendable {
     /// too, the delegate is shared.
     public func copy() -> HandLandmarkerOptions {
         let copy = HandLandmarkerOptions()
-        lock.withLock {
-            copy._baseOptions = _baseOptions.copy()
-            copy._runningMode = _runningMode
-            copy._hands = _hands
-            copy._delegate = _delegate
-        }
+        copy.state.value = state.value.copied()
         return copy
     }
 
     /// The hand settings, after MediaPipe's checks (`numHands` ≥ 1, every confidence in 0...1).
     func validatedHandSettings() throws -> HandLandmarkerGraph.Configuration {
-        let hands = lock.withLock { _hands }
+        let hands = state[\.settings]
         try hands.validate()
         return hands
     }
