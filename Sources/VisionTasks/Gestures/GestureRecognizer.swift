@@ -21,23 +21,15 @@ import Foundation
 /// the custom classifier's best class wins unless it is "None" (or filtered out, e.g. by the
 /// score threshold in its metadata); then the canned classifier's.
 ///
-/// Running modes (`GestureRecognizerOptions.runningMode`):
-/// - `.image`: `recognize(image:)`; every image is independent.
-/// - `.video`: `recognize(videoFrame:timestampInMilliseconds:)` with increasing timestamps;
-///   hands are tracked from frame to frame.
-/// - `.liveStream`: `recognizeAsync(image:timestampInMilliseconds:)` returns at once; results
-///   reach the options' `gestureRecognizerLiveStreamDelegate` and `liveStreamResults()`. A
-///   frame that arrives while the previous one is still being processed, or its result is
-///   still with the delegate, is dropped: a slow delegate drops frames, results never queue.
+/// The running mode (`GestureRecognizerOptions.runningMode`) decides which method to call:
+/// `recognize(image:)`, `recognize(videoFrame:timestampInMilliseconds:)`, or
+/// `recognizeAsync(image:timestampInMilliseconds:)`, whose results reach the options'
+/// `gestureRecognizerLiveStreamDelegate` and `liveStreamResults()`. In video and live-stream
+/// mode hands are tracked from frame to frame. Every task runs its modes the same way
+/// (timestamps, dropped live-stream frames, Swift concurrency, threads): <doc:RunningModes>.
 ///
-/// In Swift concurrency, `try await recognize(image)` and
-/// `try await recognize(frame, timestampInMilliseconds:)` do the image- and video-mode work
-/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
-/// live-stream results.
-///
-/// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
-/// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
-/// time.
+/// Results are in the coordinates of the upright image (`MPImage.orientation` applied). Errors
+/// are `TasksError`s. Calls may come from any thread; they are processed one at a time.
 public final class GestureRecognizer: @unchecked Sendable {
     /// The mode the recognizer was created with.
     public let runningMode: RunningMode
@@ -113,9 +105,8 @@ public final class GestureRecognizer: @unchecked Sendable {
         try runner.processImage(image)
     }
 
-    /// Video mode: the hands and gestures in the next frame of a video. Timestamps must
-    /// increase from frame to frame (otherwise `TasksError.nonMonotonicTimestamp`; the
-    /// recognizer stays usable).
+    /// Video mode: the hands and gestures in the next frame of a video. Timestamps must increase from
+    /// frame to frame (otherwise `TasksError.nonMonotonicTimestamp`; the recognizer stays usable).
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> GestureRecognizerResult {
         try runner.processVideoFrame(image, timestampInMilliseconds: timestampInMilliseconds)
     }
@@ -130,23 +121,16 @@ public final class GestureRecognizer: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread:
-    /// `let result = try await recognizer.recognize(image)`.
-    ///
-    /// The Swift-concurrency forms have no first argument label so that they never share a
-    /// name with MediaPipe's synchronous methods: were this `recognize(image:) async`, Swift
-    /// would prefer it inside every `async` function, and MediaPipe guide code such as
-    /// `let result = try recognizer.recognize(image: image)` would stop compiling there without
-    /// `await`. `recognize(image:)` always means the synchronous call; `recognize(_:)` is the
-    /// awaitable one, and with a timestamp (`recognize(_:timestampInMilliseconds:)`) its
-    /// video-mode sibling.
+    /// Image mode, without blocking the caller's thread: `let result = try await recognizer.recognize(image)`.
+    /// Unlabeled, so that MediaPipe's synchronous `recognize(image:)` keeps its meaning inside
+    /// `async` functions (<doc:RunningModes>).
     public func recognize(_ image: MPImage) async throws -> GestureRecognizerResult {
         try await runner.processImageAsync(image)
     }
 
     /// Video mode, without blocking the caller's thread:
     /// `let result = try await recognizer.recognize(frame, timestampInMilliseconds: t)`. Await each
-    /// frame before sending the next one. (Unlabeled for the reason given at `recognize(_:)`.)
+    /// frame before sending the next one.
     public func recognize(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> GestureRecognizerResult {
         try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }

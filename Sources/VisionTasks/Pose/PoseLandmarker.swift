@@ -20,24 +20,17 @@ import Foundation
 /// `vision-tasks models install` builds, or Google's official `pose_landmarker_lite.task`,
 /// `pose_landmarker_full.task` and `pose_landmarker_heavy.task`, which load the same way.
 ///
-/// Running modes (`PoseLandmarkerOptions.runningMode`):
-/// - `.image`: `detect(image:)`; every image is independent.
-/// - `.video`: `detect(videoFrame:timestampInMilliseconds:)` with increasing timestamps;
-///   poses are tracked from frame to frame (the detector runs only when fewer than
-///   `numPoses` are tracked) and, with `numPoses == 1`, landmarks are smoothed over time.
-/// - `.liveStream`: `detectAsync(image:timestampInMilliseconds:)` returns at once; results
-///   reach the options' `poseLandmarkerLiveStreamDelegate` and `liveStreamResults()`. A
-///   frame that arrives while the previous one is still being processed, or its result is
-///   still with the delegate, is dropped: a slow delegate drops frames, results never queue.
+/// The running mode (`PoseLandmarkerOptions.runningMode`) decides which method to call:
+/// `detect(image:)`, `detect(videoFrame:timestampInMilliseconds:)`, or
+/// `detectAsync(image:timestampInMilliseconds:)`, whose results reach the options'
+/// `poseLandmarkerLiveStreamDelegate` and `liveStreamResults()`. In video and live-stream mode
+/// poses are tracked from frame to frame (the detector runs only when fewer than `numPoses` are
+/// tracked) and, with `numPoses == 1`, landmarks are smoothed over time. Every task runs its
+/// modes the same way (timestamps, dropped live-stream frames, Swift concurrency, threads):
+/// <doc:RunningModes>.
 ///
-/// In Swift concurrency, `try await detect(image)` and
-/// `try await detect(frame, timestampInMilliseconds:)` do the image- and video-mode work
-/// without blocking the calling thread; `liveStreamResults()` is an `AsyncStream` of the
-/// live-stream results.
-///
-/// Results are in the coordinates of the upright image (`MPImage.orientation` applied).
-/// Errors are `TasksError`s. Calls may come from any thread; they are processed one at a
-/// time.
+/// Results are in the coordinates of the upright image (`MPImage.orientation` applied). Errors
+/// are `TasksError`s. Calls may come from any thread; they are processed one at a time.
 public final class PoseLandmarker: @unchecked Sendable {
     /// The connections between pose landmarks for drawing a skeleton (MediaPipe's
     /// `PoseLandmarker.poseLandmarks`).
@@ -95,8 +88,7 @@ public final class PoseLandmarker: @unchecked Sendable {
     }
 
     /// Video mode: the poses in the next frame of a video. Timestamps must increase from
-    /// frame to frame (otherwise `TasksError.nonMonotonicTimestamp`; the landmarker stays
-    /// usable).
+    /// frame to frame (otherwise `TasksError.nonMonotonicTimestamp`; the landmarker stays usable).
     public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
         try runner.processVideoFrame(image, timestampInMilliseconds: timestampInMilliseconds)
     }
@@ -111,23 +103,16 @@ public final class PoseLandmarker: @unchecked Sendable {
 
     // MARK: - Swift concurrency
 
-    /// Image mode, without blocking the caller's thread:
-    /// `let result = try await landmarker.detect(image)`.
-    ///
-    /// The Swift-concurrency forms have no first argument label so that they never share a
-    /// name with MediaPipe's synchronous methods: were this `detect(image:) async`, Swift
-    /// would prefer it inside every `async` function, and MediaPipe guide code such as
-    /// `let result = try landmarker.detect(image: image)` would stop compiling there without
-    /// `await`. `detect(image:)` always means the synchronous call; `detect(_:)` is the
-    /// awaitable one, and with a timestamp (`detect(_:timestampInMilliseconds:)`) its
-    /// video-mode sibling.
+    /// Image mode, without blocking the caller's thread: `let result = try await landmarker.detect(image)`.
+    /// Unlabeled, so that MediaPipe's synchronous `detect(image:)` keeps its meaning inside
+    /// `async` functions (<doc:RunningModes>).
     public func detect(_ image: MPImage) async throws -> PoseLandmarkerResult {
         try await runner.processImageAsync(image)
     }
 
     /// Video mode, without blocking the caller's thread:
     /// `let result = try await landmarker.detect(frame, timestampInMilliseconds: t)`. Await each
-    /// frame before sending the next one. (Unlabeled for the reason given at `detect(_:)`.)
+    /// frame before sending the next one.
     public func detect(_ videoFrame: MPImage, timestampInMilliseconds: Int) async throws -> PoseLandmarkerResult {
         try await runner.processVideoFrameAsync(videoFrame, timestampInMilliseconds: timestampInMilliseconds)
     }
