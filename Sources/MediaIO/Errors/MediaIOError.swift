@@ -45,7 +45,7 @@ public struct MediaIOError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// VisionTasks' error about pixels in memory, as MediaIO reports it.
-    package init(_ error: MediaError) {
+    init(_ error: MediaError) {
         self.init(source: error.source, reason: .image(error.reason))
     }
 
