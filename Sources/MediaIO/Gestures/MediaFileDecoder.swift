@@ -23,7 +23,7 @@ public struct MediaFileDecoder: GestureMediaDecoder {
         return nil
     }
 
-    /// The decoded image (EXIF orientation applied); `MediaError` when it cannot be read.
+    /// The decoded image (EXIF orientation applied); `MediaIOError` when it cannot be read.
     public func image(at url: URL) throws -> MPImage {
         try MPImage(contentsOfFile: url.path)
     }
