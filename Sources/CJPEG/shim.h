@@ -15,14 +15,27 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
-/// Error manager: the libjpeg one, a jump target, the fatal message, and the first warning
-/// that means the data is damaged (truncated, corrupt entropy data).
+/// The most scans a JPEG may have. Every scan of a progressive JPEG is a pass over the whole
+/// image (or one component of it), so a small file that repeats a tiny scan thousands of times
+/// took minutes to decode; libjpeg-turbo's own tools (djpeg, tjbench) refuse more than 500. A
+/// progressive JPEG from a camera or an encoder has about 10.
+#define VT_JPEG_MAX_SCANS 500
+/// The most times the scans may go over the image's 8x8 blocks, all components counted: libjpeg's
+/// own progressive script goes over them about 6 times, mozjpeg's searched ones not much more.
+/// Under the scan limit alone, 500 well-formed scans of one coefficient each (a 53 kB file of
+/// 4096x4096 pixels) still took 3 s of a core.
+#define VT_JPEG_MAX_PASSES 32
+
+/// Error manager: the libjpeg one, a jump target, the fatal message, the first warning that
+/// means the data is damaged (truncated, corrupt entropy data), which ends decoding at once,
+/// and whether the scan limit ended it.
 typedef struct vt_jpeg_errors {
     struct jpeg_error_mgr base;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
     int damageCode;              // 0, or the J_MESSAGE_CODE of the first damage warning
     char damage[JMSG_LENGTH_MAX];
+    int scanLimit;               // 1 when the file has more than VT_JPEG_MAX_SCANS scans
 } vt_jpeg_errors;
 
 static void vt_jpeg_error_exit(j_common_ptr info) {
@@ -31,6 +44,10 @@ static void vt_jpeg_error_exit(j_common_ptr info) {
     longjmp(e->jump, 1);
 }
 
+/// Warnings are counted; the first one that means damage ends decoding (a longjmp to the
+/// caller's setjmp, as an error would): the decoders refuse damaged data anyway, and libjpeg
+/// would otherwise read every remaining scan of a file it already knows to be damaged (the
+/// "bogus progression" of a file that repeats one scan thousands of times).
 static void vt_jpeg_emit_message(j_common_ptr info, int level) {
     vt_jpeg_errors *e = (vt_jpeg_errors *)info->err;
     if (level >= 0) return; // trace messages
@@ -42,19 +59,81 @@ static void vt_jpeg_emit_message(j_common_ptr info, int level) {
     if (damage && e->damageCode == 0) {
         e->damageCode = code;
         (*info->err->format_message)(info, e->damage);
+        memcpy(e->message, e->damage, sizeof e->message);
+        longjmp(e->jump, 1);
     }
 }
 
 /// Whether a damage code means the data ended early.
 static inline int vt_jpeg_is_truncation(int code) { return code == JWRN_JPEG_EOF; }
 
-/// A decompressor with its error manager.
+/// A decompressor with its error manager, and what its progress monitor has seen of the scans.
 typedef struct vt_jpeg_reader {
     struct jpeg_decompress_struct info;
     vt_jpeg_errors errors;
     jvirt_barray_ptr *coefficients;
     int created;
+    struct jpeg_progress_mgr progress;
+    int checkedScan;                         // the last scan number the monitor checked
+    unsigned char coded[MAX_COMPONENTS][DCTSIZE2]; // 1 once a scan first coded that coefficient
+    unsigned long long scannedBlocks;        // blocks the scans so far go over
 } vt_jpeg_reader;
+
+/// libjpeg calls this before each step of reading the scans (jpeg_read_coefficients,
+/// jpeg_start_decompress and jpeg_read_scanlines of a multi-scan file), after each SOS it
+/// reads, before the scan's data. It ends decoding (longjmp) at scan VT_JPEG_MAX_SCANS + 1, at
+/// a scan that would take the passes over the blocks beyond VT_JPEG_MAX_PASSES, and at a scan
+/// that codes a coefficient an earlier scan already coded from its first bit (Ah = 0 twice for
+/// the same coefficient of the same component): no encoder writes that, libjpeg would silently
+/// decode it over the earlier data, and it is how a file repeats a tiny scan without libjpeg's
+/// "bogus progression" warning.
+static void vt_jpeg_progress_monitor(j_common_ptr common) {
+    vt_jpeg_reader *r = (vt_jpeg_reader *)common->client_data;
+    struct jpeg_decompress_struct *info = &r->info;
+    if (info->input_scan_number == r->checkedScan) return;
+    r->checkedScan = info->input_scan_number;
+    if (info->input_scan_number > VT_JPEG_MAX_SCANS) {
+        r->errors.scanLimit = 1;
+        snprintf(r->errors.message, sizeof r->errors.message,
+                 "more than %d scans (a progressive JPEG has about 10)", VT_JPEG_MAX_SCANS);
+        longjmp(r->errors.jump, 1);
+    }
+    unsigned long long imageBlocks = 0, scanBlocks = 0;
+    for (int c = 0; c < info->num_components && info->comp_info; c++) {
+        imageBlocks += (unsigned long long)info->comp_info[c].width_in_blocks * info->comp_info[c].height_in_blocks;
+    }
+    for (int i = 0; i < info->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+        jpeg_component_info *component = info->cur_comp_info[i];
+        if (component) scanBlocks += (unsigned long long)component->width_in_blocks * component->height_in_blocks;
+    }
+    r->scannedBlocks += scanBlocks;
+    if (r->scannedBlocks > VT_JPEG_MAX_PASSES * imageBlocks) {
+        r->errors.scanLimit = 1;
+        snprintf(r->errors.message, sizeof r->errors.message,
+                 "scans that go over its 8x8 blocks more than %d times (scan %d; a progressive JPEG goes over them about 6 times)",
+                 VT_JPEG_MAX_PASSES, info->input_scan_number);
+        longjmp(r->errors.jump, 1);
+    }
+    if (info->Ah != 0) return; // a refinement scan: libjpeg checks it against the earlier ones
+    for (int i = 0; i < info->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+        jpeg_component_info *component = info->cur_comp_info[i];
+        if (!component || component->component_index < 0 || component->component_index >= MAX_COMPONENTS) continue;
+        unsigned char *coded = r->coded[component->component_index];
+        int first = info->Ss < 0 ? 0 : info->Ss;
+        int last = info->Se > DCTSIZE2 - 1 ? DCTSIZE2 - 1 : info->Se;
+        for (int k = first; k <= last; k++) {
+            if (coded[k]) {
+                r->errors.damageCode = JWRN_BOGUS_PROGRESSION;
+                snprintf(r->errors.damage, sizeof r->errors.damage,
+                         "scan %d codes coefficient %d of component %d again, from its first bit",
+                         info->input_scan_number, k, component->component_id);
+                memcpy(r->errors.message, r->errors.damage, sizeof r->errors.message);
+                longjmp(r->errors.jump, 1);
+            }
+            coded[k] = 1;
+        }
+    }
+}
 
 /// Allocates a reader; NULL when out of memory or libjpeg refuses (message lost).
 static inline vt_jpeg_reader *vt_jpeg_reader_create(void) {
@@ -69,6 +148,9 @@ static inline vt_jpeg_reader *vt_jpeg_reader_create(void) {
     }
     jpeg_create_decompress(&r->info);
     r->created = 1;
+    r->info.client_data = r;
+    r->progress.progress_monitor = vt_jpeg_progress_monitor;
+    r->info.progress = &r->progress;
     return r;
 }
 

@@ -105,6 +105,9 @@ static inline int vt_png_decode(const unsigned char *data, size_t size, unsigned
         return 1;
     }
     png_set_read_fn(png, &source, vt_png_read_data);
+    // libpng's own limits (1,000,000 rows or columns by default) would refuse a taller image as
+    // "Invalid IHDR data", a damaged file; the check below refuses it as too large instead.
+    png_set_user_limits(png, 0x7fffffffU, 0x7fffffffU);
 #ifdef PNG_HANDLE_AS_UNKNOWN_SUPPORTED
     // Only the pixels are wanted (and tRNS, which png_set_expand turns into alpha): every other
     // ancillary chunk is skipped unread, so text, ICC profiles, EXIF and palettes of suggestions

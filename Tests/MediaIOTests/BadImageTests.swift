@@ -142,6 +142,22 @@ final class BadImageTests: XCTestCase {
             .tooLarge(width: 70_000, height: 2))
     }
 
+    /// A PNG declaring more than a million rows (or columns) is too large, as one over 65 535 a
+    /// side is, not "corrupt: Invalid IHDR data" (libpng's own limit, which the decoder lifts
+    /// so that its size check says what is wrong).
+    func testAPNGOfOverAMillionRowsIsTooLargeNotCorrupt() throws {
+        for (width, height): (UInt32, UInt32) in [(1, 1_000_001), (2_000_000, 1), (1, 0x7FFF_FFFF)] {
+            var png = [UInt8](try ImageEncoder.png(TestImages.pattern(width: 8, height: 8)))
+            for i in 0..<4 {
+                png[16 + i] = UInt8((width >> (24 - 8 * UInt32(i))) & 0xFF)
+                png[20 + i] = UInt8((height >> (24 - 8 * UInt32(i))) & 0xFF)
+            }
+            let crc = TestImages.crc32(png[12..<29])
+            for i in 0..<4 { png[29 + i] = UInt8((crc >> (24 - 8 * UInt32(i))) & 0xFF) }
+            XCTAssertEqual(reason { try ImageDecoder.decode(png) }, .image(.tooLarge(width: Int(width), height: Int(height))), "\(width)x\(height)")
+        }
+    }
+
     /// Decompression bombs (docs/fuzzing.md, defect 2): a 74-byte PNG declaring 16384x16384 RGBA
     /// would make the decoder allocate 1 GiB for the pixels before libpng finds the data missing,
     /// and an 834-byte JPEG declaring 16384x16384 would make libjpeg allocate 512 MiB of

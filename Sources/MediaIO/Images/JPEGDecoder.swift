@@ -9,7 +9,11 @@ import VisionTasks
 /// Files that arithmetic does not cover (CMYK/YCCK, 12-bit samples, non-integer sampling
 /// ratios) go through libjpeg-turbo's own pipeline.
 ///
-/// Truncated data and corrupt entropy-coded data are errors, not grey or garbled pictures.
+/// Truncated data and corrupt entropy-coded data are errors, not grey or garbled pictures;
+/// decoding stops at the first sign of them. A file of more than 500 scans, or whose scans go
+/// over the image more than 32 times (`VT_JPEG_MAX_SCANS`, `VT_JPEG_MAX_PASSES` in the CJPEG
+/// shim: each scan is another pass), is refused as unsupported, and a scan that codes again what
+/// an earlier scan coded from its first bit is corrupt.
 enum JPEGDecoder {
     /// `maxPixels` is the caller's limit, checked on the dimensions libjpeg read from the frame
     /// header (not a separate scan of the file, which could disagree with libjpeg about where
@@ -204,6 +208,9 @@ enum JPEGDecoder {
 
     private static func failure(_ reader: UnsafeMutablePointer<vt_jpeg_reader>, source: String, fatal: Bool) -> MediaIOError {
         let message = cString(&reader.pointee.errors.message)
+        if reader.pointee.errors.scanLimit != 0 {
+            return MediaIOError(source: source, reason: .unsupportedFormat("the JPEG has \(message)"))
+        }
         // Valid JPEGs that libjpeg does not decode (12-bit samples, lossless and hierarchical
         // processes, arithmetic coding in some builds) are unsupported, not corrupt.
         if message.contains("Not a JPEG file") || message.hasPrefix("Unsupported") || message.contains("not supported") {

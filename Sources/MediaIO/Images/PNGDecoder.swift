@@ -6,7 +6,8 @@ import VisionTasks
 /// byte, as MediaPipe's decoder does; no gamma correction is applied).
 enum PNGDecoder {
     /// `maxPixels` is the caller's limit, checked by libpng's reader on the IHDR it parsed,
-    /// before any pixel memory is allocated.
+    /// before any pixel memory is allocated. An image beyond it or `ImageLimits` (a million rows
+    /// included, which libpng alone calls an invalid header) is `MediaIOError.Reason.image(.tooLarge)`.
     static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> PixelBuffer {
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
             throw MediaIOError(source: source, reason: .empty)
