@@ -100,6 +100,101 @@ final class LiveSourceTests: XCTestCase {
         XCTAssertGreaterThan(count, 0)
     }
 
+    /// Ten 64x48 JPEG frames, grey levels 20, 40, ... (to tell them apart).
+    private func jpegFrames() throws -> [[UInt8]] {
+        try (1...10).map { level in
+            try ImageEncoder.jpeg(try PixelBuffer(width: 64, height: 48, format: .gray8, bytes: [UInt8](repeating: UInt8(level * 20), count: 64 * 48)))
+        }
+    }
+
+    /// An MJPEG stream as mjpg-streamer and many cameras serve it (HTTP/1.0, no length, no
+    /// chunks) that ends by closing the connection: every frame, then the normal end. Before,
+    /// the last read failed with "Input/output error" (FFmpeg's HTTP calls such an end premature)
+    /// and the commands exited 1.
+    func testAnMJPEGStreamThatEndsByClosingTheConnectionEndsNormally() throws {
+        let frames = try jpegFrames()
+        let server = try ScriptedHTTPServer { send in
+            guard send(ScriptedHTTPServer.mjpegHead()) else { return }
+            for frame in frames {
+                guard send(ScriptedHTTPServer.mjpegPart(frame, headers: ["Content-Length: \(frame.count)"])) else { return }
+                usleep(20_000)
+            }
+        }
+        defer { server.stop() }
+        let reader = try VideoReader(source: "http://127.0.0.1:\(server.port)/", options: VideoSourceOptions(timeoutSeconds: 20))
+        var levels: [UInt8] = []
+        while let frame = try reader.nextFrame(), levels.count < 100 { levels.append(frame.image.bytes[0]) }
+        // Probing may take the first frame (no buffering for live sources).
+        XCTAssert((9...10).contains(levels.count), "\(levels)")
+        XCTAssertEqual(levels, levels.sorted())
+    }
+
+    /// An MJPEG part whose `Content-Length` is 4 000 000 000, or that has none and never ends:
+    /// the read fails once it has taken `maxPacketBytes` (1 MiB here), with a message that says
+    /// so, and the connection is dropped. Before, the part was read whole (2.2 GB) and then
+    /// failed with "dimensions 0x0".
+    func testAnMJPEGPartWithAHugeOrNoLengthFailsEarly() throws {
+        let frame = try jpegFrames()[0]
+        for headers in [["Content-Length: 4000000000"], []] {
+            let sent = ByteCounter()
+            let server = try ScriptedHTTPServer { send in
+                guard send(ScriptedHTTPServer.mjpegHead()),
+                      send(ScriptedHTTPServer.mjpegPart(frame, headers: ["Content-Length: \(frame.count)"])),
+                      send(Array("Content-Type: image/jpeg\r\n\(headers.map { $0 + "\r\n" }.joined())\r\n".utf8) + frame)
+                else { return }
+                let chunk = [UInt8](repeating: 0x55, count: 1 << 16)
+                while sent.total < 256 << 20, send(chunk) { sent.add(chunk.count) }
+            }
+            defer { server.stop() }
+            var options = VideoSourceOptions(timeoutSeconds: 20)
+            options.maxPacketBytes = 1 << 20
+            XCTAssertThrowsError(try {
+                let reader = try VideoReader(source: "http://127.0.0.1:\(server.port)/", options: options)
+                while try reader.nextFrame() != nil {}
+            }()) { error in
+                XCTAssertTrue("\(error)".contains("larger than 1048576 bytes"), "\(headers): \(error)")
+            }
+            for _ in 0..<200 where server.connectionsServed == 0 { usleep(50_000) }
+            XCTAssertLessThan(sent.total, 64 << 20, "\(headers): the part was read on after the limit")
+        }
+    }
+
+    /// A Motion JPEG frame of 10 000 scans (a progressive JPEG bomb, 108 kB here) in a stream is
+    /// not decoded: counted as a frame that failed to decode, the stream goes on. FFmpeg's JPEG
+    /// decoder would read every scan (8 s of a core for a 4096 x 4096 one).
+    func testAnMJPEGFrameOfThousandsOfScansIsNotDecoded() throws {
+        let frames = try jpegFrames()
+        let bomb = ProgressiveJPEG(width: 1024, height: 1024).repeatedScanBomb(repeats: 10_000, low: 0)
+        let parts = Array(frames[0..<4]) + [bomb] + Array(frames[4..<8])
+        let server = try ScriptedHTTPServer { send in
+            guard send(ScriptedHTTPServer.mjpegHead()) else { return }
+            for part in parts {
+                guard send(ScriptedHTTPServer.mjpegPart(part, headers: ["Content-Length: \(part.count)"])) else { return }
+                usleep(20_000)
+            }
+        }
+        defer { server.stop() }
+        let reader = try VideoReader(source: "http://127.0.0.1:\(server.port)/", options: VideoSourceOptions(timeoutSeconds: 20))
+        var count = 0
+        while try reader.nextFrame() != nil, count < 100 { count += 1 }
+        XCTAssertEqual(reader.decodeErrorCount, 1)
+        XCTAssert((7...8).contains(count), "\(count) frames")
+    }
+
+    /// A source that answers a little garbage and then waits: refused at once as not a video
+    /// stream, not after the 20 s timeout (before: after the timeout, as "timed out").
+    func testGarbageFromTheFirstByteIsRefusedAtOnce() throws {
+        let server = try ScriptedHTTPServer { send in
+            guard send(Array("HTTP/1.0 200 OK\r\n\r\n".utf8) + (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }) else { return }
+            for _ in 0..<300 where send([]) { usleep(100_000) }  // holds the connection for at most 30 s
+        }
+        defer { server.stop() }
+        XCTAssertThrowsError(try VideoReader(source: "http://127.0.0.1:\(server.port)/", options: VideoSourceOptions(timeoutSeconds: 20))) { error in
+            XCTAssertFalse("\(error)".contains("timed out"), "\(error)")
+            XCTAssertTrue("\(error)".contains("Invalid data"), "\(error)")
+        }
+    }
+
     func testRefusedConnectionIsAClearError() throws {
         let port = LiveStreamServer.freePort()
         XCTAssertThrowsError(try VideoReader(source: "http://127.0.0.1:\(port)/", options: VideoSourceOptions())) { error in
@@ -144,4 +239,12 @@ final class LiveSourceTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("no input format or device named no-such-format"), "\(error)")
         }
     }
+}
+
+/// Bytes a test server has sent, counted across threads.
+final class ByteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ n: Int) { lock.withLock { count += n } }
+    var total: Int { lock.withLock { count } }
 }

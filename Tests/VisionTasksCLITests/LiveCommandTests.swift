@@ -64,14 +64,19 @@ final class LiveCommandTests: XCTestCase {
 
     /// The thumbs clip over HTTP MJPEG, read in real time to its end (the server closes the
     /// stream): the thumbs-up and thumbs-down events, in order, exit status 0, the counts
-    /// printed (every frame received is processed or dropped).
+    /// printed (every frame received is processed or dropped). Each event's `--exec` command
+    /// lists its open descriptors: only stdin, stdout, stderr and its own listing, not the
+    /// stream's socket (which commands inherited before).
     func testSwipeOnHTTPMJPEGStreamPrintsTheThumbsEventsAndTheCounts() throws {
         let video = try clip(GestureClips.thumbsSequence(), "thumbs.mp4")
         let port = LiveStreamServer.freePort()
         let server = try LiveStreamServer.startHTTPMJPEG(clip: video, port: port, logTo: dir.appendingPathComponent("ffmpeg.log").path)
         defer { server.kill() }
+        let listings = dir.appendingPathComponent("fds").path
+        try FileManager.default.createDirectory(atPath: listings, withIntermediateDirectories: true)
         let swipe = try start(
-            ["swipe", "--model", try model(), "--output-format", "jsonl", "--input-timeout", "60", "http://127.0.0.1:\(port)/"],
+            ["swipe", "--model", try model(), "--output-format", "jsonl", "--input-timeout", "60",
+             "--exec", "ls /proc/$$/fd > \(listings)/$VISION_TASKS_TIMESTAMP_MS", "http://127.0.0.1:\(port)/"],
             name: "swipe")
         defer { swipe.kill() }
         let status = swipe.wait(seconds: 180)
@@ -87,6 +92,33 @@ final class LiveCommandTests: XCTestCase {
         XCTAssertEqual(count.processed + count.dropped, count.received, stderr)
         XCTAssertGreaterThan(count.received, GestureClips.thumbsSequence().count - 5, stderr)
         XCTAssertGreaterThan(count.processed, 10, stderr)
+        let files = try FileManager.default.contentsOfDirectory(atPath: listings)
+        XCTAssertEqual(files.count, 2, "one listing per event")
+        for file in files {
+            let descriptors = try String(contentsOfFile: "\(listings)/\(file)", encoding: .utf8).split(separator: "\n")
+            XCTAssertLessThanOrEqual(Set(descriptors).subtracting(["0", "1", "2"]).count, 1, "inherited: \(descriptors)")
+        }
+    }
+
+    /// An MJPEG stream as mjpg-streamer serves it (HTTP/1.0, no length, no chunks), ended by
+    /// the server closing the connection after 10 frames: every frame's record and exit status
+    /// 0, as `ffmpeg` ends on the same stream. Before: exit status 1, "Input/output error".
+    func testAnMJPEGStreamThatEndsByClosingTheConnectionExitsZero() throws {
+        let jpeg = [UInt8](try Data(contentsOf: try SharedTestData.file("media/hand_thumb_up_left_01.jpg")))
+        let server = try ScriptedHTTPServer { send in
+            guard send(ScriptedHTTPServer.mjpegHead()) else { return }
+            for _ in 0..<10 {
+                guard send(ScriptedHTTPServer.mjpegPart(jpeg, headers: ["Content-Length: \(jpeg.count)"])) else { return }
+                usleep(100_000)
+            }
+        }
+        defer { server.stop() }
+        let records = dir.appendingPathComponent("records.jsonl").path
+        let gesture = try start(["gesture", "--model", try model(), "-o", records, "http://127.0.0.1:\(server.port)/"], name: "gesture")
+        defer { gesture.kill() }
+        XCTAssertEqual(gesture.wait(seconds: 120), 0, gesture.errorText())
+        XCTAssertTrue(gesture.errorText().contains("the source ended"), gesture.errorText())
+        XCTAssertGreaterThan(lines(records).count, 0, gesture.errorText())
     }
 
     /// `gesture` on a UDP MPEG-TS stream that never ends, stopped by SIGINT once results

@@ -55,6 +55,8 @@ public final class VideoReader: Sequence, AsyncSequence {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var scaler: OpaquePointer?
     private let streamIndex: Int32
+    /// Whether the stream is Motion JPEG (its packets are checked by `jpegScanCount`).
+    private let isMotionJPEG: Bool
     private let timeBase: AVRational
     private let startTime: Int64
     private var nextIndex = 0
@@ -71,6 +73,7 @@ public final class VideoReader: Sequence, AsyncSequence {
     private static let endOfFile: Int32 = -0x2046_4F45 // AVERROR_EOF, FFERRTAG('E','O','F',' ')
     private static let exitRequested: Int32 = -0x5449_5845 // AVERROR_EXIT, FFERRTAG('E','X','I','T')
     private static let tryAgain: Int32 = -EAGAIN
+    private static let inputOutputError: Int32 = -EIO
 
     /// Whether frames are turned upright by `info.displayRotation` (as OpenCV's FFmpeg reader,
     /// and so MediaPipe's Python users, do).
@@ -149,7 +152,7 @@ public final class VideoReader: Sequence, AsyncSequence {
             guard let ctx = avformat_alloc_context() else {
                 throw MediaIOError(source: path, reason: .videoDecoding("out of memory"))
             }
-            let guardian = Interruption(token: options.interruptToken)
+            let guardian = Interruption(token: options.interruptToken, maxPacketBytes: options.maxPacketBytes)
             interruption = guardian
             ctx.pointee.interrupt_callback = AVIOInterruptCB(
                 callback: videoReaderInterruptCallback, opaque: Unmanaged.passUnretained(guardian).toOpaque())
@@ -164,9 +167,20 @@ public final class VideoReader: Sequence, AsyncSequence {
             for (key, value) in options.formatOptions.sorted(by: { $0.key < $1.key }) {
                 av_dict_set(&dictionary, key, value, 0)
             }
+            if options.isLive, options.formatName == nil, options.formatOptions["formatprobesize"] == nil {
+                // The format is guessed from the first 2 kB (FFmpeg's first probing step), not
+                // from up to 5 MB: a source that sends a little garbage and then waits (a
+                // banner, an error page kept open) is refused at once instead of at the timeout.
+                // Streams are recognised from their first bytes (MJPEG's boundary, MPEG-TS sync
+                // bytes, HTTP's content type).
+                av_dict_set(&dictionary, "formatprobesize", "2048", 0)
+            }
             guardian.arm(seconds: timeoutSeconds)
             context = ctx
+            // Until the context exists, the callback counts nothing; `watch` below counts the
+            // bytes of probing and of each packet read.
             status = avformat_open_input(&context, path, inputFormat, &dictionary)
+            if let opened = context { guardian.watch(opened) }
             let unused = Self.dictionaryKeys(dictionary)
             av_dict_free(&dictionary)
             guard status >= 0, let opened = context else {
@@ -204,6 +218,7 @@ public final class VideoReader: Sequence, AsyncSequence {
                 throw MediaIOError(source: path, reason: .unsupportedFormat("no decodable video stream (\(Self.message(index)))"))
             }
             streamIndex = index
+            isMotionJPEG = stream.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_MJPEG
             guard let codecContext = avcodec_alloc_context3(decoder) else {
                 throw MediaIOError(source: path, reason: .videoDecoding("cannot allocate a decoder"))
             }
@@ -301,10 +316,13 @@ public final class VideoReader: Sequence, AsyncSequence {
                     return nil
                 }
                 interruption.arm(seconds: timeoutSeconds)
+                interruption.beginPacket()
             }
             let read = av_read_frame(format, packet)
             if read < 0 {
-                if read == Self.exitRequested, let interruption {
+                if read == Self.exitRequested, let interruption, interruption.packetWasTooLarge {
+                    readError = Self.packetTooLargeMessage(interruption.packetLimit)
+                } else if read == Self.exitRequested, let interruption {
                     if interruption.token?.isInterrupted == true {
                         // Stopped on request: the frames decoded so far were all delivered.
                         finished = true
@@ -327,6 +345,13 @@ public final class VideoReader: Sequence, AsyncSequence {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == streamIndex else { continue }
             packetCount += 1
+            if isMotionJPEG, Self.jpegScanCount(packet) > Self.maxScansPerJPEG {
+                // FFmpeg's JPEG decoder reads every scan, each a pass over the image: a frame
+                // of 10 000 tiny scans (433 kB) took it 8 s of a core.
+                decodeErrors += 1
+                lastDecodeError = "a frame of more than \(Self.maxScansPerJPEG) scans, not decoded"
+                continue
+            }
             let sent = avcodec_send_packet(codec, packet)
             if sent < 0, sent != Self.tryAgain {
                 decodeErrors += 1
@@ -497,11 +522,14 @@ public final class VideoReader: Sequence, AsyncSequence {
         return String(cString: name)
     }
 
-    /// Whether the source's I/O reached its end (the server closed the connection) without an
-    /// I/O error.
+    /// Whether the source's I/O reached its end because the server closed the connection: no
+    /// error, or FFmpeg's HTTP "Stream ends prematurely" (an input/output error), which is how
+    /// it reports every response without a length or chunks that ends by closing, as
+    /// mjpg-streamer's and many cameras' MJPEG streams do (the `ffmpeg` program ends those with
+    /// status 0 too).
     private static func connectionEnded(_ format: UnsafeMutablePointer<AVFormatContext>) -> Bool {
         guard let io = format.pointee.pb else { return false }
-        return io.pointee.eof_reached != 0 && (io.pointee.error == 0 || io.pointee.error == endOfFile)
+        return io.pointee.eof_reached != 0 && [0, endOfFile, inputOutputError].contains(io.pointee.error)
     }
 
     /// Registers libavdevice's capture devices (V4L2...) with libavformat, once.
@@ -542,8 +570,12 @@ public final class VideoReader: Sequence, AsyncSequence {
     /// Why a live source did not open, in words a user can act on.
     private static func openError(_ path: String, status: Int32, interruption: Interruption, timeout: Double) -> MediaIOError {
         if status == exitRequested {
-            // Only the interrupt callback makes FFmpeg exit: a stop request, or the deadline.
+            // Only the interrupt callback makes FFmpeg exit: a stop request, the byte bound, or
+            // the deadline.
             if interruption.token?.isInterrupted == true { return MediaIOError(source: path, reason: .unreadable("interrupted while opening")) }
+            if interruption.packetWasTooLarge {
+                return MediaIOError(source: path, reason: .unreadable(packetTooLargeMessage(interruption.packetLimit)))
+            }
             return MediaIOError(source: path, reason: .unreadable("no answer and no picture within \(seconds(timeout)) (timed out)"))
         }
         switch -status {
@@ -552,6 +584,28 @@ public final class VideoReader: Sequence, AsyncSequence {
         default:
             return MediaIOError(source: path, reason: .unreadable(message(status)))
         }
+    }
+
+    /// The most scans a Motion JPEG frame may have to be decoded (a camera's frames have one,
+    /// a progressive JPEG about 10); MediaIO's own JPEG decoder refuses more than 500, and
+    /// scans beyond 32 passes over the image.
+    static let maxScansPerJPEG = 100
+
+    /// The start-of-scan markers (0xFF 0xDA) in a JPEG packet: entropy-coded data escapes
+    /// 0xFF as 0xFF 0x00, so every such pair is a scan.
+    static func jpegScanCount(_ packet: UnsafeMutablePointer<AVPacket>) -> Int {
+        guard let data = packet.pointee.data, packet.pointee.size > 1 else { return 0 }
+        var count = 0
+        for i in 0..<Int(packet.pointee.size - 1) where data[i] == 0xFF && data[i + 1] == 0xDA {
+            count += 1
+        }
+        return count
+    }
+
+    /// Why a read taking more than `limit` bytes was stopped.
+    static func packetTooLargeMessage(_ limit: Int64) -> String {
+        "a part of the stream is larger than \(limit) bytes (VideoSourceOptions.maxPacketBytes) without ending:"
+            + " an MJPEG part with a huge or missing Content-Length, or not a video stream"
     }
 
     /// FFmpeg prints decoder complaints on stderr; MediaIO reports them as errors instead.
@@ -579,14 +633,23 @@ extension VideoReader {
     }
 }
 
-/// What FFmpeg's interrupt callback of a live reader checks: the token (a stop request) and
-/// the deadline of the open or read in progress.
+/// What FFmpeg's interrupt callback of a live reader checks: the token (a stop request), the
+/// deadline of the open or read in progress, and how many bytes the read in progress has
+/// taken from the source (`VideoSourceOptions.maxPacketBytes`).
 final class Interruption: @unchecked Sendable {
     let token: InterruptToken?
     private let lock = NSLock()
     private var deadline: UInt64 = 0
+    private let maxPacketBytes: Int64
+    /// The reader's context once opened (its `pb` counts the bytes read from the source).
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var packetStart: Int64 = 0
+    private var tooLarge = false
 
-    init(token: InterruptToken?) { self.token = token }
+    init(token: InterruptToken?, maxPacketBytes: Int) {
+        self.token = token
+        self.maxPacketBytes = Int64(max(0, maxPacketBytes))
+    }
 
     /// Starts a wait of at most `seconds` (0: no limit).
     func arm(seconds: Double) {
@@ -594,11 +657,34 @@ final class Interruption: @unchecked Sendable {
         lock.withLock { deadline = seconds > 0 ? now &+ UInt64(min(seconds, 1e6) * 1e9) : 0 }
     }
 
-    /// FFmpeg asks during every blocking wait: stop on request, or past the deadline.
+    /// The context whose byte position bounds a read (set once it is opened: until then, the
+    /// bytes count from the source's start, probing included).
+    func watch(_ format: UnsafeMutablePointer<AVFormatContext>) { lock.withLock { self.format = format } }
+
+    /// A new packet is read from here: the byte bound counts from the source's position now.
+    func beginPacket() {
+        lock.withLock { packetStart = format?.pointee.pb?.pointee.pos ?? packetStart }
+    }
+
+    /// Whether the last read was ended because it took more than `maxPacketBytes`.
+    var packetWasTooLarge: Bool { lock.withLock { tooLarge } }
+
+    /// The byte bound, for messages.
+    var packetLimit: Int64 { maxPacketBytes }
+
+    /// FFmpeg asks during every blocking wait and before every read from the source: stop on
+    /// request, past the deadline, or when the read in progress has taken over `maxPacketBytes`
+    /// (one MJPEG part whose length is huge or missing grew the process by gigabytes).
     func shouldInterrupt() -> Bool {
         if token?.isInterrupted == true { return true }
         let now = DispatchTime.now().uptimeNanoseconds
-        return lock.withLock { deadline != 0 && now > deadline }
+        return lock.withLock {
+            if maxPacketBytes > 0, let io = format?.pointee.pb, io.pointee.pos - packetStart > maxPacketBytes {
+                tooLarge = true
+                return true
+            }
+            return deadline != 0 && now > deadline
+        }
     }
 }
 

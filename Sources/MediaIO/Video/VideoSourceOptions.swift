@@ -23,6 +23,14 @@ public struct VideoSourceOptions: Sendable {
     public var isLive: Bool
     /// Ends a blocked open or read from another thread (a signal handler, a stop button).
     public var interruptToken: InterruptToken?
+    /// The most bytes one read may take from a source that FFmpeg reads through its I/O layer
+    /// (HTTP, TCP, UDP, files; not RTSP or devices) before it fails (default 64 MiB; 0: no
+    /// limit): one packet, such as an MJPEG part, with the container's overhead, and while
+    /// opening, everything read to probe the stream. An MJPEG part whose `Content-Length` is
+    /// huge, or which has none and never ends, was otherwise read whole into memory. 64 MiB is
+    /// well above any camera's compressed frame (an 8K MJPEG frame at the highest quality is
+    /// about 30 MB).
+    public var maxPacketBytes = 64 << 20
 
     /// Options with FFmpeg's guesses, a 10 s timeout and live semantics.
     public init(
