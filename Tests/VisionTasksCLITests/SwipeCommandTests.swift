@@ -169,6 +169,69 @@ final class SwipeCommandTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: dir.appendingPathComponent("events.txt").path, encoding: .utf8).split(separator: "\n").count, 12)
     }
 
+    /// `--exec` commands inherit no descriptor of vision-tasks but stdin, stdout and stderr:
+    /// before, a command could read or close a live source's socket, or an output file.
+    func testExecCommandsInheritNoDescriptorOfOurs() throws {
+        let inherited = open(dir.appendingPathComponent("ours.txt").path, O_WRONLY | O_CREAT, 0o600)  // no O_CLOEXEC
+        defer { close(inherited) }
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+        defer { close(pair[0]); close(pair[1]) }
+        let listing = dir.appendingPathComponent("fds.txt").path
+        let output = try EventOutput(format: .text, includeInput: false, exec: "ls /proc/$$/fd > \(listing)", path: dir.appendingPathComponent("events.txt").path)
+        try output.emit(GestureEvent(kind: .thumbsUp, handIdentifier: 1, handedness: "Right", timestampInMilliseconds: 0), input: "x")
+        try output.finish(createIfEmpty: true)
+        XCTAssertEqual(output.failedCommands, 0)
+        let descriptors = try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n").map(String.init)
+        // The shell's own: 0, 1, 2 (and the listing it redirects to, once it opened it).
+        XCTAssertEqual(Set(descriptors).subtracting(["0", "1", "2"]).count, descriptors.count > 3 ? 1 : 0, "\(descriptors)")
+        XCTAssertFalse(descriptors.contains(String(inherited)), "\(descriptors)")
+        XCTAssertFalse(descriptors.contains(String(pair[0])) || descriptors.contains(String(pair[1])), "\(descriptors)")
+    }
+
+    /// A command that runs over `--exec-timeout` is stopped (SIGTERM, then SIGKILL) and counted
+    /// as failed; the run ends instead of waiting for it.
+    func testACommandOverTheExecTimeoutIsStopped() throws {
+        let output = try EventOutput(
+            format: .text, includeInput: false, exec: "sleep 60", path: dir.appendingPathComponent("events.txt").path, execTimeout: 0.5)
+        try output.emit(GestureEvent(kind: .thumbsUp, handIdentifier: 1, handedness: "Right", timestampInMilliseconds: 0), input: "x")
+        try output.finish(createIfEmpty: true)
+        XCTAssertEqual(output.failedCommands, 1)
+        XCTAssertEqual(output.commands.runningCount, 0)
+    }
+
+    /// `vision-tasks swipe --exec` stopped by SIGTERM (its PID only, as a supervisor does) on a
+    /// file and on a live source: the running commands get the signal and are reaped, not left
+    /// behind. The file run ends by the signal; the live run ends normally (status 0).
+    func testCommandsAreStoppedWithVisionTasks() throws {
+        let video = try clip(GestureClips.thumbsSequence(), "thumbs.mp4")
+        let model = try SharedTestData.installedModel("gesture_recognizer.task").path
+        for live in [false, true] {
+            let pids = dir.appendingPathComponent("pids-\(live)").path
+            let run = try ChildProcess(
+                executable: try BuiltTool.path(),
+                arguments: ["swipe", "--model", model, "--exec", "echo $$ >> \(pids); exec sleep 60", video] + (live ? ["--live"] : []),
+                stdout: dir.appendingPathComponent("swipe-\(live).out").path, stderr: dir.appendingPathComponent("swipe-\(live).err").path)
+            defer { run.kill() }
+            XCTAssertTrue(run.wait(seconds: 120) { FileManager.default.fileExists(atPath: pids) }, run.errorText())
+            usleep(200_000)
+            run.send(SIGTERM)
+            let status = run.wait(seconds: 60)
+            XCTAssertFalse(run.process.isRunning, "still running after SIGTERM: \(run.errorText())")
+            if live {
+                XCTAssertEqual(status, 0, run.errorText())
+            } else {
+                XCTAssertEqual(run.process.terminationReason, .uncaughtSignal, run.errorText())
+            }
+            let started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: "\n").compactMap { pid_t($0) }
+            XCTAssertFalse(started.isEmpty)
+            for pid in started {
+                XCTAssertEqual(kill(pid, 0), -1, "command \(pid) left running")
+                XCTAssertEqual(errno, ESRCH, "command \(pid) not reaped")
+            }
+        }
+    }
+
     func testOptionsAndDevicesAreRefusedInTheCommandsOwnWords() throws {
         // Each flag is named in its own message (not "GestureEventOptions: minimumFrames must
         // be at least 1.").

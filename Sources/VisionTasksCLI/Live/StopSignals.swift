@@ -21,6 +21,7 @@ final class StopSignals: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private var received: Int32?
     private var current: InterruptToken?
+    private var handlers: [@Sendable (_ signal: Int32, _ again: Bool) -> Void] = []
     private static let handled: [Int32] = [SIGINT, SIGTERM]
 
     /// Takes over SIGINT and SIGTERM until `remove()`.
@@ -34,6 +35,12 @@ final class StopSignals: @unchecked Sendable {
             stop.sources.append(source)
         }
         return stop
+    }
+
+    /// Also calls `handler` on each signal (`again`: a later one, just before quitting), e.g.
+    /// to stop the `--exec` commands.
+    func onSignal(_ handler: @escaping @Sendable (_ signal: Int32, _ again: Bool) -> Void) {
+        lock.withLock { handlers.append(handler) }
     }
 
     /// The signal that asked the run to stop, if one did.
@@ -53,15 +60,17 @@ final class StopSignals: @unchecked Sendable {
     }
 
     private func receive(_ number: Int32) {
-        let (first, token) = lock.withLock { () -> (Bool, InterruptToken?) in
+        let (first, token, handlers) = lock.withLock { () -> (Bool, InterruptToken?, [@Sendable (Int32, Bool) -> Void]) in
             let first = received == nil
             if first { received = number }
-            return (first, current)
+            return (first, current, self.handlers)
         }
         guard first else {
             FileHandle.standardError.write(Data("vision-tasks: \(Self.name(number)) again: quitting at once\n".utf8))
+            for handler in handlers { handler(number, true) }
             _exit(128 + number)
         }
+        for handler in handlers { handler(number, false) }
         FileHandle.standardError.write(Data(
             "vision-tasks: \(Self.name(number)): stopping the live source and finishing the outputs (again to quit at once)\n".utf8))
         token?.interrupt()

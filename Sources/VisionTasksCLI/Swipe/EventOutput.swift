@@ -12,8 +12,10 @@ import VisionTasks
 ///
 /// At most `maxRunningCommands` `--exec` commands run at once; an event that would start one
 /// more waits for one of them to end (a command slower than the events otherwise piled up
-/// without bound: one process per event). Unchecked Sendable: the counters are under the lock;
-/// the rest is only touched from the command's thread.
+/// without bound: one process per event). Commands run through `CommandRunner`: no descriptor
+/// of ours inherited, stopped after `--exec-timeout`, signalled and reaped when vision-tasks
+/// is stopped. Unchecked Sendable: the counters are under the lock; the rest is only touched
+/// from the command's thread.
 final class EventOutput: @unchecked Sendable {
     /// The most `--exec` commands running at once.
     static let maxRunningCommands = 8
@@ -24,7 +26,8 @@ final class EventOutput: @unchecked Sendable {
     private let path: String?
     private let inputs: InputFiles
     private var file: OutputFile?
-    private let group = DispatchGroup()
+    /// The `--exec` commands.
+    let commands: CommandRunner
     private let slots: DispatchSemaphore
     private let commandLimit: Int
     private let lock = NSLock()
@@ -36,7 +39,7 @@ final class EventOutput: @unchecked Sendable {
     /// or could not be created (checked without creating it).
     init(
         format: SwipeCommand.Format, includeInput: Bool, exec: String?, path: String?, inputs: InputFiles = InputFiles([]),
-        maxRunningCommands: Int = EventOutput.maxRunningCommands
+        maxRunningCommands: Int = EventOutput.maxRunningCommands, execTimeout: Double? = nil
     ) throws {
         if let path, path != "-" {
             try inputs.checkNotAnInput(path)
@@ -51,6 +54,7 @@ final class EventOutput: @unchecked Sendable {
         self.exec = exec
         commandLimit = max(1, maxRunningCommands)
         slots = DispatchSemaphore(value: commandLimit)
+        commands = CommandRunner(timeout: execTimeout)
     }
 
     /// How many `--exec` commands failed (after `finish()`: all of them).
@@ -101,52 +105,51 @@ final class EventOutput: @unchecked Sendable {
     /// (a slow command must not stall the stream) unless `maxRunningCommands` are running.
     /// Failures are reported when it ends.
     private func run(_ command: String, for event: GestureEvent, input: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         var environment = ProcessInfo.processInfo.environment
         environment["VISION_TASKS_EVENT"] = event.kind.rawValue
         environment["VISION_TASKS_HAND"] = String(event.handIdentifier)
         environment["VISION_TASKS_HANDEDNESS"] = event.handedness
         environment["VISION_TASKS_TIMESTAMP_MS"] = String(event.timestampInMilliseconds)
         environment["VISION_TASKS_INPUT"] = input
-        process.environment = environment
         if slots.wait(timeout: .now()) == .timedOut {
             MediaDriver.report(
                 "--exec: \(commandLimit) commands still running; the event at \(event.timestampInMilliseconds) ms waits for one to end")
             slots.wait()
         }
-        group.enter()
         lock.withLock {
             running += 1
             mostRunning = max(mostRunning, running)
         }
-        let ended: @Sendable () -> Void = { [self] in
+        let what = "\(event.kind.rawValue) at \(event.timestampInMilliseconds) ms"
+        let ended: @Sendable (CommandRunner.Outcome?) -> Void = { [self] outcome in
             lock.withLock { running -= 1 }
             slots.signal()
-            group.leave()
-        }
-        process.terminationHandler = { [self] finished in
-            if finished.terminationStatus != 0 {
+            let failure: String? =
+                switch outcome {
+                case .exited(0): nil
+                case .exited(let status): "exit status \(status)"
+                case .signalled(let signal): "ended by signal \(signal)"
+                case .timedOut: "ran over --exec-timeout and was stopped"
+                case nil: nil
+                }
+            if let failure {
                 lock.withLock { failures += 1 }
-                MediaDriver.report(
-                    "--exec failed for \(event.kind.rawValue) at \(event.timestampInMilliseconds) ms: exit status \(finished.terminationStatus)")
+                MediaDriver.report("--exec failed for \(what): \(failure)")
             }
-            ended()
         }
         do {
-            try process.run()
+            try commands.start(command, environment: environment) { ended($0) }
         } catch {
             lock.withLock { failures += 1 }
             MediaDriver.report("--exec could not start for \(event.kind.rawValue): \(error)")
-            ended()
+            ended(nil)
         }
     }
 
     /// Waits for the `--exec` commands still running, then closes the output (created empty
     /// when `createIfEmpty` and nothing was written). Throws `OutputError` on a write error.
     func finish(createIfEmpty: Bool) throws {
-        group.wait()
+        commands.waitForAll()
         if file == nil, !createIfEmpty { return }
         try open().close()
     }

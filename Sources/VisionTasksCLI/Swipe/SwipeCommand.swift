@@ -25,7 +25,10 @@ struct SwipeCommand: ParsableCommand {
             --exec runs COMMAND with /bin/sh for every event, with VISION_TASKS_EVENT, \
             VISION_TASKS_HAND, VISION_TASKS_HANDEDNESS, VISION_TASKS_TIMESTAMP_MS and \
             VISION_TASKS_INPUT in its environment. A command that fails is reported on stderr; \
-            the stream goes on (the exit status is 1 at the end).
+            the stream goes on (the exit status is 1 at the end). Commands inherit no open \
+            file of vision-tasks but stdin, stdout and stderr; one that runs over \
+            --exec-timeout is stopped (SIGTERM, then SIGKILL); when vision-tasks is stopped by \
+            SIGINT or SIGTERM, running commands get the signal and are waited for.
 
             Live sources (a camera with --input-format v4l2, rtsp://, http:// MJPEG, udp:// \
             MPEG-TS...) run the recognizer in live-stream mode in real time: a frame that \
@@ -61,6 +64,10 @@ struct SwipeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Run this shell command for every event (event in its environment).", valueName: "command"))
     var exec: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds an --exec command may run before it is stopped (SIGTERM, SIGKILL 2 s later); 0: no limit.", valueName: "seconds"))
+    var execTimeout: Double = 30
 
     @Option(help: ArgumentHelp("Write the video with hands and events drawn (one input only).", valueName: "file.mp4"))
     var annotate: String?
@@ -105,6 +112,9 @@ struct SwipeCommand: ParsableCommand {
         }
         if swipeWindow < 1 { throw ValidationError("--swipe-window must be at least 1 ms, got \(swipeWindow)") }
         if cooldown < 0 { throw ValidationError("--cooldown must be 0 ms or more, got \(cooldown)") }
+        if !(execTimeout.isFinite && execTimeout >= 0 && execTimeout <= 86_400) {
+            throw ValidationError("--exec-timeout must be from 0 to 86400 seconds, got \(execTimeout)")
+        }
         _ = try GestureEventDetector(options: eventOptions)
     }
 
@@ -128,7 +138,8 @@ struct SwipeCommand: ParsableCommand {
         // would empty the video, `--annotate in.mp4` would overwrite it while it is read.
         let inputFiles = InputFiles(found.inputs)
         let output = try EventOutput(
-            format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output, inputs: inputFiles)
+            format: outputFormat, includeInput: inputs.count > 1, exec: exec, path: self.output, inputs: inputFiles,
+            execTimeout: execTimeout > 0 ? execTimeout : nil)
         if let annotate {
             try inputFiles.checkNotAnInput(annotate)
             if let path = self.output, MediaDriver.sameFile(path, annotate) {
@@ -140,6 +151,18 @@ struct SwipeCommand: ParsableCommand {
         // Live sources end on Ctrl-C or SIGTERM with every output finished (StopSignals).
         let stop = found.inputs.contains { $0.kind == .live } ? StopSignals.install() : nil
         defer { stop?.remove() }
+        // The commands are stopped with vision-tasks, never left running on their own.
+        let commands = output.commands
+        stop?.onSignal { signal, again in
+            if again {
+                commands.killAll()
+                _ = commands.waitForAll(seconds: 1)
+            } else {
+                commands.terminateAll(with: signal)
+            }
+        }
+        let commandSignals = stop == nil && exec != nil ? CommandSignals.install(commands) : nil
+        defer { commandSignals?.remove() }
         var opened = false
         for (index, input) in found.inputs.enumerated() {
             if let signal = stop?.signalReceived {
