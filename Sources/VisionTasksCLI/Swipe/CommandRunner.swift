@@ -26,6 +26,8 @@ final class CommandRunner: @unchecked Sendable {
     private let timeout: Double?
     private let lock = NSLock()
     private var running: [pid_t: DispatchWorkItem] = [:]
+    /// Set once `terminateAll` or `killAll` was called.
+    private var stopping = false
     private let finished = DispatchGroup()
 
     /// `timeout` in seconds; nil: no limit.
@@ -39,6 +41,8 @@ final class CommandRunner: @unchecked Sendable {
         case signalled(Int32)
         /// It ran over the timeout and was stopped.
         case timedOut
+        /// `terminateAll` or `killAll` stopped it (vision-tasks itself was asked to stop).
+        case stopped
     }
 
     /// Starts `/bin/sh -c command` with `environment`; `ended` is called (on another thread)
@@ -60,15 +64,18 @@ final class CommandRunner: @unchecked Sendable {
             // while it is still in `running`, where the signals below find it.
             var info = siginfo_t()
             while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
-            lock.withLock {
+            let stopped = lock.withLock {
                 running[pid]?.cancel()
                 running[pid] = nil
+                return stopping
             }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             let outcome: Outcome
             if timedOut.isSet {
                 outcome = .timedOut
+            } else if stopped, status & 0x7F != 0 {
+                outcome = .stopped
             } else if status & 0x7F == 0 {
                 outcome = .exited((status >> 8) & 0xFF)
             } else {
@@ -85,7 +92,10 @@ final class CommandRunner: @unchecked Sendable {
     /// Sends `signal` to every running command's group, then SIGKILL to those still running
     /// `killGrace` seconds later.
     func terminateAll(with signal: Int32 = SIGTERM) {
-        let pids = Set(lock.withLock { Array(running.keys) })
+        let pids = Set(lock.withLock {
+            stopping = true
+            return Array(running.keys)
+        })
         signalGroups(signal) { pids.contains($0) }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.killGrace) { [self] in
             signalGroups(SIGKILL) { pids.contains($0) }
@@ -93,7 +103,10 @@ final class CommandRunner: @unchecked Sendable {
     }
 
     /// SIGKILL to every running command's group, at once.
-    func killAll() { signalGroups(SIGKILL) { _ in true } }
+    func killAll() {
+        lock.withLock { stopping = true }
+        signalGroups(SIGKILL) { _ in true }
+    }
 
     /// Signals the groups of the running commands that `which` picks; under the lock, so never
     /// a command already reaped (whose pid the system may have given to another process).

@@ -25,7 +25,8 @@ final class CommandSignals: @unchecked Sendable {
                 commands.terminateAll(with: number)
                 _ = commands.waitForAll(seconds: CommandRunner.killGrace + 1)
                 signal(number, SIG_DFL)
-                raise(number)
+                // To the process, not this thread: dispatch's threads block signals.
+                kill(getpid(), number)
             }
             source.resume()
             signals.sources.append(source)

@@ -126,7 +126,7 @@ final class EventOutput: @unchecked Sendable {
             slots.signal()
             let failure: String? =
                 switch outcome {
-                case .exited(0): nil
+                case .exited(0), .stopped: nil
                 case .exited(let status): "exit status \(status)"
                 case .signalled(let signal): "ended by signal \(signal)"
                 case .timedOut: "ran over --exec-timeout and was stopped"
