@@ -8,7 +8,13 @@ import VisionTasks
 /// it parsed itself (the header scan is a quick early answer, not the guarantee: libjpeg skips
 /// stray bytes between segments that a scan may stop at); its `MediaIOError` becomes a
 /// `badImage` answer, or `imageTooLarge`.
+///
+/// An image wider or taller than the tasks take (`maxSide`) is `imageTooLarge` too, from the
+/// header when it can be read, else from the decoded size, never a `taskFailed` after decoding.
 enum FrameDecoder {
+    /// The widest and tallest image the tasks take (their image-to-tensor step).
+    static let maxSide = 32_767
+
     static func decode(_ bytes: Data, limits: ServerLimits) throws(ServerError) -> MPImage {
         guard !bytes.isEmpty else { throw ServerError(code: .badImage, message: "the image is empty") }
         guard bytes.count <= limits.maxImageBytes else {
@@ -18,12 +24,20 @@ enum FrameDecoder {
         func tooLarge(_ width: Int, _ height: Int) -> ServerError {
             ServerError(code: .imageTooLarge, message: "the image is \(width)x\(height) pixels; the limit is \(limits.maxImagePixels) pixels")
         }
+        func tooWide(_ width: Int, _ height: Int) -> ServerError {
+            ServerError(code: .imageTooLarge, message: "the image is \(width)x\(height) pixels; the tasks take at most \(maxSide) pixels a side")
+        }
         if let (width, height) = ImageHeader.dimensions(of: bytes) {
             let pixels = width.multipliedReportingOverflow(by: height)
             guard !pixels.overflow, pixels.partialValue <= limits.maxImagePixels else { throw tooLarge(width, height) }
+            guard width <= maxSide, height <= maxSide else { throw tooWide(width, height) }
         }
         do {
-            return MPImage(pixelBuffer: try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels).pixels)
+            let pixels = try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels).pixels
+            guard pixels.width <= maxSide, pixels.height <= maxSide else { throw tooWide(pixels.width, pixels.height) }
+            return MPImage(pixelBuffer: pixels)
+        } catch let error as ServerError {
+            throw error
         } catch let error as MediaIOError {
             if case .image(.tooLarge(let width, let height)) = error.reason {
                 let pixels = width.multipliedReportingOverflow(by: height)

@@ -7,6 +7,9 @@ import Foundation
 ///     offset 0: Int64 little-endian, milliseconds   offset 8...: the encoded image
 struct LiveFrame: Sendable {
     static let headerSize = 8
+    /// The largest timestamp a task takes: MediaPipe keeps timestamps in microseconds in an
+    /// `Int64`, and the tasks refuse the last millisecond of that range.
+    static let largestTimestamp: Int64 = Int64.max / 1000 - 2
 
     var timestampInMilliseconds: Int
     var image: Data
@@ -23,8 +26,10 @@ struct LiveFrame: Sendable {
             timestamp |= UInt64(byte) << (8 * UInt64(i))
         }
         let signed = Int64(bitPattern: timestamp)
-        guard signed >= 0 else {
-            throw ServerError(code: .badMessage, message: "the frame's timestamp \(signed) is negative")
+        guard signed >= 0, signed <= Self.largestTimestamp else {
+            throw ServerError(
+                code: .badMessage,
+                message: "the frame's timestamp \(signed) is out of range: it must be from 0 to \(Self.largestTimestamp) ms")
         }
         timestampInMilliseconds = Int(signed)
         image = Data(bytes.dropFirst(Self.headerSize))

@@ -1,13 +1,20 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// An error the server answers a client with: a code for programs, a sentence for people and
 /// the HTTP status. Encoded as `{"error": {"code": "...", "message": "..."}}` in HTTP answers
 /// and as `{"type": "error", "error": {...}}` on live sessions.
+///
+/// It renders its own HTTP response (`response(from:context:)`, Hummingbird's
+/// `HTTPResponseError`): the status, the JSON body and the headers its code calls for
+/// (`Retry-After`, `Allow`, `Connection: close`). Connection-level answers written before
+/// any HTTP handler runs (a header timeout, a refused connection) use the same rendering as
+/// raw bytes (`rawResponse`).
 struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
     /// Machine-readable kinds of error.
-    enum Code: String, Sendable, Codable {
+    enum Code: String, Sendable, Codable, CaseIterable {
         /// An option's name or value is wrong.
         case badOption
         /// The bytes are not a JPEG or PNG, or are damaged or truncated.
@@ -24,23 +31,49 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case taskFailed
         /// No such task or route.
         case notFound
-        /// A task route asked with another method than POST.
+        /// The route exists, but not for this method.
         case methodNotAllowed
-        /// A request's body did not arrive within `ServerLimits.maxBodyDuration`.
+        /// A request's head or body did not arrive in time.
         case requestTimeout
+        /// The `Host` or `Origin` is not one of the server's own.
+        case forbidden
+        /// The request is not well-formed HTTP/1.1 (its line, a header, its length).
+        case badRequest
+        /// The request line (the URL) is longer than the server reads.
+        case uriTooLong
+        /// The request's headers are too many or too long.
+        case headersTooLarge
+        /// Every connection the server keeps is busy.
+        case tooManyConnections
+        /// The server is shutting down and takes no new requests or sessions.
+        case shuttingDown
     }
 
     var code: Code
     var message: String
+    /// The methods the route takes (`methodNotAllowed`), for the `Allow` header.
+    var allowedMethods: [HTTPRequest.Method] = []
 
     var status: HTTPResponse.Status {
         switch code {
-        case .badOption, .badImage, .badMessage, .taskFailed: return .badRequest
+        case .badOption, .badImage, .badMessage, .taskFailed, .badRequest: return .badRequest
         case .imageTooLarge: return .contentTooLarge
-        case .tooManySessions, .serverBusy: return .serviceUnavailable
+        case .tooManySessions, .serverBusy, .tooManyConnections, .shuttingDown: return .serviceUnavailable
         case .notFound: return .notFound
         case .methodNotAllowed: return .methodNotAllowed
         case .requestTimeout: return .requestTimeout
+        case .forbidden: return .forbidden
+        case .uriTooLong: return .uriTooLong
+        case .headersTooLarge: return .requestHeaderFieldsTooLarge
+        }
+    }
+
+    /// Whether the connection is closed after the answer: the rest of the request was not read
+    /// (a late body, malformed HTTP), or the server is closing it anyway.
+    var closesConnection: Bool {
+        switch code {
+        case .requestTimeout, .badRequest, .uriTooLong, .headersTooLarge, .tooManyConnections, .shuttingDown: return true
+        default: return false
         }
     }
 
@@ -49,9 +82,28 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         (try? JSONEncoder().encode(["error": ["code": code.rawValue, "message": message]])) ?? Data()
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    /// The answer's headers: the JSON content type, and what the code calls for.
+    var headerFields: HTTPFields {
         var headers: HTTPFields = [.contentType: "application/json"]
-        if code == .methodNotAllowed { headers[.allow] = "POST" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        if status == .serviceUnavailable { headers[.retryAfter] = "1" }
+        if !allowedMethods.isEmpty { headers[.allow] = allowedMethods.map(\.rawValue).joined(separator: ", ") }
+        if closesConnection { headers[.connection] = "close" }
+        return headers
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: headerFields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The whole HTTP/1.1 answer as bytes, for a connection that has no HTTP handler yet.
+    var rawResponse: ByteBuffer {
+        let body = self.body
+        var text = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
+        var headers = headerFields
+        headers[.contentLength] = String(body.count)
+        for field in headers { text += "\(field.name.rawName): \(field.value)\r\n" }
+        var buffer = ByteBuffer(string: text + "\r\n")
+        buffer.writeBytes(body)
+        return buffer
     }
 }

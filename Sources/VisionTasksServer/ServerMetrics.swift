@@ -14,6 +14,7 @@ final class ServerMetrics: Sendable {
     private let dropped: [TaskKind: CoreMetrics.Counter]
     private let processing: [TaskKind: CoreMetrics.Timer]
     private let requests: [TaskKind: CoreMetrics.Counter]
+    private let connections: Meter
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -41,11 +42,16 @@ final class ServerMetrics: Sendable {
         requests = perTask {
             CoreMetrics.Counter(label: "vision_tasks_http_requests_total", dimensions: [("task", $0.rawValue)], factory: factory)
         }
-        // Touch the error counters so that every code shows in /metrics from the start.
-        for code in [ServerError.Code.badOption, .badImage, .imageTooLarge, .badMessage, .tooManySessions, .serverBusy, .requestTimeout, .taskFailed] {
+        connections = Meter(label: "vision_tasks_open_connections", factory: factory)
+        // Touch the counters of fixed label sets so that every one shows in /metrics from the start.
+        for code in ServerError.Code.allCases {
             error(code).increment(by: 0)
         }
+        for reason in ConnectionRegistry.CloseReason.allCases {
+            closedConnections(reason).increment(by: 0)
+        }
         sessions.set(0)
+        connections.set(0)
     }
 
     func sessionOpened() { sessions.increment() }
@@ -66,6 +72,27 @@ final class ServerMetrics: Sendable {
     }
 
     func recordError(_ code: ServerError.Code) { error(code).increment() }
+
+    func connectionOpened() { connections.increment() }
+    func connectionGone() { connections.decrement() }
+
+    /// Connections the server closed, by why.
+    private func closedConnections(_ reason: ConnectionRegistry.CloseReason) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: "vision_tasks_connections_closed_total", dimensions: [("reason", reason.rawValue)], factory: factory)
+    }
+
+    func connectionClosed(_ reason: ConnectionRegistry.CloseReason) { closedConnections(reason).increment() }
+
+    /// An HTTP answer: its route (the router's pattern, e.g. `/v1/{task}`, or `NotFound`: a
+    /// fixed set, never the client's path), its status, and the time from the request's head
+    /// to the answer.
+    func answered(route: String, status: Int, nanoseconds: UInt64) {
+        CoreMetrics.Counter(
+            label: "vision_tasks_http_responses_total", dimensions: [("route", route), ("status", String(status))], factory: factory
+        ).increment()
+        CoreMetrics.Timer(label: "vision_tasks_http_request_seconds", dimensions: [("route", route)], factory: factory)
+            .recordNanoseconds(Int64(clamping: nanoseconds))
+    }
 
     /// Everything in Prometheus' text exposition format.
     func exposition() -> [UInt8] {

@@ -31,19 +31,62 @@ struct TaskSettings: Sendable, Hashable {
         "mirrored", "smoothing",
     ]
 
-    /// Applies `name=value` pairs in order on top of `self`.
-    func applying(_ pairs: [(String, String)]) throws(ServerError) -> TaskSettings {
+    /// The options of hand tasks (`gesture`, `hands`).
+    static let handNames: Set<String> = [
+        "numHands", "minHandDetectionConfidence", "minHandPresenceConfidence", "minTrackingConfidence", "mirrored", "smoothing",
+    ]
+    /// The options of `pose`.
+    static let poseNames: Set<String> = [
+        "numPoses", "minPoseDetectionConfidence", "minPosePresenceConfidence", "minTrackingConfidence", "segmentationMasks",
+    ]
+    /// Options that act over time only (live sessions), refused on HTTP requests, which run in
+    /// image mode: `smoothing` smooths landmarks from frame to frame.
+    static let liveOnlyNames: Set<String> = ["smoothing"]
+
+    /// The option names that do something for `task`, live or in a single image.
+    static func names(for task: TaskKind, live: Bool) -> [String] {
+        let names = task == .pose ? poseNames : handNames
+        return Self.names.filter { $0 == "task" || (names.contains($0) && (live || !liveOnlyNames.contains($0))) }
+    }
+
+    /// Applies `name=value` pairs in order on top of `self`; then every name given must be an
+    /// option of the resulting task (`badOption` for `numPoses` on a gesture request, or
+    /// `smoothing` on an HTTP request, which would do nothing).
+    func applying(_ pairs: [(String, String)], live: Bool = true) throws(ServerError) -> TaskSettings {
         var settings = self
         for (name, value) in pairs {
             try settings.set(name, value)
         }
+        let valid = Self.names(for: settings.task, live: live)
+        for (name, _) in pairs where !valid.contains(name) {
+            throw ServerError(
+                code: .badOption,
+                message: "\(name) does nothing for \(settings.task.rawValue)\(live ? "" : " requests (image mode)"); its options are \(valid.joined(separator: ", "))")
+        }
         return settings
     }
 
-    /// Applies the options of a URL's query (`?task=pose&numPoses=2`, percent-decoded by
-    /// Hummingbird) in order on top of `self`; parameters named in `ignoring` are skipped.
-    func applying(query uri: URI, ignoring: Set<String> = []) throws(ServerError) -> TaskSettings {
-        try applying(uri.queryParameters.map { (String($0.key), String($0.value)) }.filter { !ignoring.contains($0.0) })
+    /// Applies the options of a URL's query (`?task=pose&numPoses=2`) in order on top of
+    /// `self`: names and values percent-decoded (`badOption` when that fails); parameters
+    /// named in `ignoring` are skipped; `live: false` for an HTTP request (image mode).
+    func applying(query uri: URI, ignoring: Set<String> = [], live: Bool = true) throws(ServerError) -> TaskSettings {
+        try applying(try Self.queryPairs(uri.query ?? "").filter { !ignoring.contains($0.0) }, live: live)
+    }
+
+    /// `name=value` pairs of a query string, both percent-decoded (`+` is a plus sign, as in a
+    /// path; a space is `%20`). An empty part is skipped; a name without `=` has an empty value.
+    static func queryPairs(_ query: String) throws(ServerError) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = pieces[0].removingPercentEncoding,
+                let value = (pieces.count > 1 ? pieces[1] : "").removingPercentEncoding
+            else {
+                throw ServerError(code: .badOption, message: "the query part '\(part.prefix(100))' is not percent-encoded properly")
+            }
+            pairs.append((name, value))
+        }
+        return pairs
     }
 
     /// Applies a live session's options message: a JSON object of names to numbers, booleans

@@ -19,6 +19,10 @@ import VisionTasks
 ///   parameters, the CLI's JSON answer.
 /// - `GET /healthz`, `GET /metrics` (Prometheus text format).
 ///
+/// Every path answers `HEAD` where it answers `GET`, and `OPTIONS`. Only the server's own
+/// `Host` and `Origin` values are answered (`OriginPolicy`); connections are capped and timed
+/// (`ServerLimits`, `ServerTimeouts`); a shutdown drains the server (`ServerDrain`).
+///
 /// Models are read once, when the server is created; an image-mode instance of every task is
 /// built then too, so that the first request is answered at once.
 public struct VisionServer: Sendable {
@@ -33,6 +37,12 @@ public struct VisionServer: Sendable {
     let gate: RequestGate
     let page: StaticPage
     let logger: Logger
+    /// Open connections: the cap and the drain.
+    let connections: ConnectionRegistry
+    /// The `Host` and `Origin` values answered.
+    let origins: OriginPolicy
+    /// The shutdown (`ServerDrain`).
+    let drain: ServerDrain
 
     /// Reads the models and the page and builds one image-mode instance of each task. Errors:
     /// `ServerConfigurationError` for a setting out of range (checked first), `TasksError` for a
@@ -52,38 +62,114 @@ public struct VisionServer: Sendable {
         pendingRequests = SessionCounter(limit: configuration.limits.maxPendingRequests)
         gate = RequestGate(limit: ProcessInfo.processInfo.activeProcessorCount)
         page = try StaticPage()
+        connections = ConnectionRegistry(limit: configuration.limits.maxConnections, metrics: metrics)
+        origins = OriginPolicy(host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins)
+        drain = ServerDrain(registry: connections, duration: configuration.drainDuration) { [logger] in logger.info("\($0)") }
     }
 
     /// The Hummingbird application; `onRunning` is called with the bound port once it listens.
+    /// Run alone (as `HummingbirdTesting` does), its shutdown is Hummingbird's: sessions get
+    /// close code 1000; `makeServiceGroup` adds the server's own drain.
     public func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let limits = configuration.limits
+        let timeouts = configuration.timeouts
+        let webSocketResponder = makeWebSocketRouter().buildResponder()
+        let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(
+                additionalChannelHandlers: [RequestActivity(registry: connections)],
+                idleTimeout: TimeAmount(timeouts.idle),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: ServerLimits.maxHeaderBytes, maxHeaderListSize: ServerLimits.maxHeaderBytes,
+                    maxHeaderFieldCount: ServerLimits.maxHeaderCount)),
+            ws: .init(
+                maxFrameSize: max(limits.maxImageBytes + LiveFrame.headerSize, limits.maxTextBytes),
+                closeTimeout: Self.sessionCloseGrace, validateUTF8: true))
+        let (connections, origins, metrics) = (connections, origins, metrics)
+        let server = HTTPServerBuilder { responder in
+            GuardedChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+                registry: connections, origins: origins, metrics: metrics, headerTimeout: timeouts.headerRead)
+        }
         return Application(
-            router: makeRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: makeWebSocketRouter(),
-                configuration: .init(ws: .init(maxFrameSize: max(limits.maxImageBytes + LiveFrame.headerSize, limits.maxTextBytes)))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "vision-tasks"),
-            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            router: ServerRouter(router: makeRouter(), methods: routeMethods, metrics: metrics),
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "vision-tasks",
+                // Beyond the cap the registry closes or refuses connections; this stops accepting
+                // a little above it, so that closing ones never take the process to its
+                // file-descriptor limit.
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections + 32, logger: logger)),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                origins.bind(port: port)
+                await onRunning(port)
+            },
             logger: logger)
     }
 
-    /// Runs until SIGINT or SIGTERM, then shuts down gracefully: live sessions are closed
-    /// (WebSocket close code 1000), requests in progress finish.
-    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await makeApplication(onRunning: onRunning).runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    /// The application and its drain (`ServerDrain`) in one service group, without signal
+    /// handling: `triggerGracefulShutdown()` drains the server, cancelling the group closes
+    /// every connection at once.
+    public func makeServiceGroup(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> ServiceGroup {
+        drain.reset()
+        return ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: makeApplication(onRunning: onRunning)),
+                    .init(service: drain, successTerminationBehavior: .ignore),
+                ],
+                logger: logger))
     }
+
+    /// Runs until SIGINT or SIGTERM, then drains (`ServerDrain`): new connections refused,
+    /// requests in progress finished, live sessions closed with 1001 (going away), every
+    /// connection closed at `ServerConfiguration.drainDuration` at the latest; a second signal
+    /// closes every connection at once.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let group = makeServiceGroup(onRunning: onRunning)
+        let connections = connections
+        let signals = ShutdownSignals.install(logger: logger) { again in
+            if again {
+                connections.closeAll()
+            } else {
+                Task { await group.triggerGracefulShutdown() }
+            }
+        }
+        defer { signals.remove() }
+        try await group.run()
+    }
+
+    /// How long a live session closed by the server (drain, idle) has to answer the close
+    /// before its connection is closed.
+    static let sessionCloseGrace: Duration = .seconds(5)
 
     // MARK: HTTP
 
-    func makeRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
-        for (path, file) in page.files {
-            router.get(RouterPath(path)) { _, _ in
-                Response(
-                    status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    /// The methods each path of the HTTP router takes; `MethodsResponder` answers `HEAD`,
+    /// `OPTIONS` and 405 from it.
+    var routeMethods: [String: [HTTPRequest.Method]] {
+        var methods: [String: [HTTPRequest.Method]] = ["/healthz": [.get], "/metrics": [.get], "/v1/live": [.get]]
+        for path in page.files.keys { methods[path] = [.get] }
+        for task in TaskKind.allCases { methods["/v1/\(task.rawValue)"] = [.post] }
+        return methods
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.middlewares.add(ServerMetricsMiddleware(metrics: metrics))
+        router.middlewares.add(OriginCheckMiddleware(origins: origins, connections: connections))
+        // The demo page: one route for its files, held in memory since the server started.
+        let page = self.page
+        let pageFile: @Sendable (Request, BasicRequestContext) throws -> Response = { request, _ in
+            guard let file = page.files[request.uri.path] else {
+                throw ServerError(code: .notFound, message: "no such file of the demo page")
             }
+            return Response(
+                status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
         }
+        router.get("/", use: pageFile)
+        router.get("/:file", use: pageFile)
         router.get("/healthz") { _, _ in
             Self.json(["status": "ok"])
         }
@@ -101,14 +187,6 @@ public struct VisionServer: Sendable {
         router.post("/v1/:task") { request, context in
             try await handle(request, context: context)
         }
-        // A browser or `curl URL` asks with GET: say how to ask instead of an empty 404.
-        for method in [HTTPRequest.Method.get, .head, .put, .delete, .patch] {
-            router.on("/v1/:task", method: method) { _, _ -> Response in
-                throw ServerError(
-                    code: .methodNotAllowed,
-                    message: "send the image with POST, e.g. curl --data-binary @hand.jpg http://HOST:PORT/v1/gesture")
-            }
-        }
         return router
     }
 
@@ -118,39 +196,29 @@ public struct VisionServer: Sendable {
             status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// `POST /v1/{task}`: decodes the body and runs an image-mode task; every client error is a
-    /// `ServerError` answer (and counted).
+    /// `POST /v1/{task}`: decodes the body and runs an image-mode task; every client error is
+    /// a `ServerError`, which renders its own answer (counted by `ServerMetricsMiddleware`).
     func handle(_ request: Request, context: some RequestContext) async throws -> Response {
-        do {
-            let settings = try Self.requestSettings(task: context.parameters.get("task"), uri: request.uri)
-            let limit = configuration.limits.maxImageBytes
-            try Self.checkDeclaredLength(request.headers[.contentLength], limit: limit)
-            // Admission before the body is read: every request waiting for a core held its
-            // body (twice), so N clients posting at once took N x 16 MB (1.2 GB for 40).
-            guard pendingRequests.open() else {
-                throw ServerError(
-                    code: .serverBusy,
-                    message: "the server already has its maximum of \(pendingRequests.limit) requests in progress; try again later")
-            }
-            defer { pendingRequests.close() }
-            let bytes = try await Self.requestBody(request.body, limit: limit, timeout: configuration.limits.maxBodyDuration)
-            await gate.enter()
-            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FrameRecord, any Error>, Never>) in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(returning: Result { try runRequest(bytes, settings: settings) })
-                }
-            }
-            await gate.leave()
-            let record = try result.get()
-            return Self.json(record)
-        } catch let error as ServerError {
-            metrics.recordError(error.code)
-            var headers: HTTPFields = [.contentType: "application/json"]
-            if error.code == .serverBusy { headers[.retryAfter] = "1" }
-            // The rest of a late body is not read: the connection cannot carry another request.
-            if error.code == .requestTimeout { headers[.connection] = "close" }
-            return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
+        let settings = try Self.requestSettings(task: context.parameters.get("task"), uri: request.uri)
+        let limit = configuration.limits.maxImageBytes
+        try Self.checkDeclaredLength(request.headers[.contentLength], limit: limit)
+        // Admission before the body is read: every request waiting for a core held its
+        // body (twice), so N clients posting at once took N x 16 MB (1.2 GB for 40).
+        guard pendingRequests.open() else {
+            throw ServerError(
+                code: .serverBusy,
+                message: "the server already has its maximum of \(pendingRequests.limit) requests in progress; try again later")
         }
+        defer { pendingRequests.close() }
+        let bytes = try await Self.requestBody(request.body, limit: limit, timeout: configuration.limits.maxBodyDuration)
+        await gate.enter()
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<FrameRecord, any Error>, Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { try runRequest(bytes, settings: settings) })
+            }
+        }
+        await gate.leave()
+        return Self.json(try result.get())
     }
 
     /// The settings of `POST /v1/{task}?...`: `notFound` unless the path names a task, then the
@@ -160,7 +228,7 @@ public struct VisionServer: Sendable {
         guard let name, let task = TaskKind(rawValue: name) else {
             throw ServerError(code: .notFound, message: "no such task; POST to /v1/gesture, /v1/hands or /v1/pose")
         }
-        return try TaskSettings(task: task).applying(query: uri, ignoring: ["task"])
+        return try TaskSettings(task: task).applying(query: uri, ignoring: ["task"], live: false)
     }
 
     /// `imageTooLarge` when a request's `Content-Length` header declares more than `limit` bytes

@@ -125,6 +125,33 @@ final class RawClient: @unchecked Sendable {
         return (start[0] & 0x80 != 0, start[0] & 0x0F, payload)
     }
 
+    /// Sends `bytes` and reads one HTTP answer: its head, lower-cased, and its body (by its
+    /// `Content-Length`; empty without one).
+    func answer(to bytes: [UInt8]) throws -> (head: String, body: String) {
+        try send(bytes)
+        let head = try readHead().lowercased()
+        let line = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+        let length = line.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        let body = length > 0 ? try read(count: length) ?? [] : []
+        return (head, String(decoding: body, as: UTF8.self))
+    }
+
+    /// Reads until the server closes the connection (true), or until the receive timeout
+    /// passes with the connection still open (false); what arrives meanwhile is dropped.
+    func waitForClose() throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return true }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == ECONNRESET { return true }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                throw ServerFixture.TestFailure("recv failed: errno \(errno)")
+            }
+        }
+    }
+
     /// Stops blocked reads and sends (a client that ran out of time).
     func shutDown() { shutdown(fd, Int32(SHUT_RDWR)) }
 }

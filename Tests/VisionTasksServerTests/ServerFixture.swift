@@ -6,6 +6,7 @@ import Logging
 import MediaIO
 import NIOCore
 import NIOWebSocket
+import ServiceLifecycle
 import TestSupport
 import VisionTasks
 import XCTest
@@ -14,7 +15,9 @@ import XCTest
 
 /// Servers on the installed models, the shared stills as frames, and a live-session client.
 enum ServerFixture {
-    static func configuration(maxSessions: Int = 8, limits: ServerLimits = ServerLimits()) throws -> ServerConfiguration {
+    static func configuration(
+        maxSessions: Int = 8, limits: ServerLimits = ServerLimits(), timeouts: ServerTimeouts = ServerTimeouts()
+    ) throws -> ServerConfiguration {
         let store = ModelStore(directory: try SharedTestData.installedModels())
         for file in [ModelFile.gestureRecognizerBundle, .handLandmarkerBundle, .poseLandmarkerFullBundle] {
             try SharedTestData.require(store.path(for: file), what: "installed model \(file.rawValue)")
@@ -23,6 +26,7 @@ enum ServerFixture {
         configuration.port = 0
         configuration.maxSessions = maxSessions
         configuration.limits = limits
+        configuration.timeouts = timeouts
         configuration.threadsPerTask = 1
         return configuration
     }
@@ -98,6 +102,36 @@ extension VisionServer {
             guard let port = client.port else { throw ServerFixture.TestFailure("no port") }
             return try await test(client, port)
         }
+    }
+}
+
+extension VisionServer {
+    /// Runs `test` against this server with its drain (`makeServiceGroup`, as `run` serves),
+    /// then shuts it down; fails instead of hanging when the shutdown does not end within
+    /// `shutdownLimit`.
+    func withDrain(
+        shutdownLimit: Duration = .seconds(60), _ test: @escaping @Sendable (_ port: Int, _ group: ServiceGroup) async throws -> Void
+    ) async throws {
+        let port = PortBox()
+        let group = makeServiceGroup { port.set($0) }
+        let running = Task { try await group.run() }
+        do {
+            try await test(try await port.wait(), group)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await running.value
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        let outcome = OnceResult<Void>()
+        Task {
+            do { outcome.set(.success(try await running.value)) } catch { outcome.set(.failure(error)) }
+        }
+        Task {
+            try? await Task.sleep(for: shutdownLimit)
+            outcome.set(.failure(ServerFixture.TestFailure("the server did not stop within \(shutdownLimit)")))
+        }
+        try await outcome.value().get()
     }
 }
 

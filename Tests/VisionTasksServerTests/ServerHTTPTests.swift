@@ -121,7 +121,7 @@ final class ServerHTTPTests: XCTestCase {
             for method in [HTTPRequest.Method.get, .put, .delete] {
                 try await client.execute(uri: "/v1/hands", method: method) { response in
                     XCTAssertEqual(response.status, .methodNotAllowed, "\(method)")
-                    XCTAssertEqual(response.headers[.allow], "POST")
+                    XCTAssertEqual(response.headers[.allow], "POST, OPTIONS")
                     let error = try ServerFixture.json(response.body)["error"] as? [String: Any]
                     XCTAssertEqual(error?["code"] as? String, "methodNotAllowed")
                     XCTAssertTrue((error?["message"] as? String ?? "").contains("POST"))

@@ -17,12 +17,17 @@ struct ServeCommand: AsyncParsableCommand {
               POST /v1/gesture|hands|pose?numHands=2   a JPEG or PNG body; the CLI's JSON
               GET /healthz, GET /metrics (Prometheus)
 
-            The server listens on 127.0.0.1 (this machine only) unless --host says otherwise. \
-            Ctrl-C or SIGTERM stops it gracefully. Details: docs/server.md.
+            The server listens on 127.0.0.1 (this machine only) unless --host says otherwise, \
+            and answers only requests whose Host and Origin are its own addresses (or an \
+            --allowed-origin); others get 403. Ctrl-C or SIGTERM stops it: new connections are \
+            refused, requests in progress finish, live sessions are closed with 1001 (going \
+            away), and after --drain-seconds every connection left is closed; a second signal \
+            closes them at once. Details: docs/server.md.
 
             Examples:
               vision-tasks serve
               vision-tasks serve --port 9000 --max-sessions 4
+              vision-tasks serve --host 0.0.0.0 --allowed-origin https://vision.example.com
               curl --data-binary @hand.jpg http://127.0.0.1:8080/v1/gesture
             """)
 
@@ -44,6 +49,32 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The most HTTP task requests in progress at once; one more is answered 503 at once.")
     var maxPendingRequests = ServerLimits().maxPendingRequests
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "The most TCP connections open at once (default: 512, fewer when ulimit -n is low); over it, the connection idle longest is closed, or the new one refused with 503 when all are busy.",
+        valueName: "n"))
+    var maxConnections: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds a connection has to send its first request head, however slowly; then 408 and closed.", valueName: "seconds"))
+    var headerTimeout: Double = 60
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds a kept-alive HTTP connection may wait between requests before it is closed.", valueName: "seconds"))
+    var idleTimeout: Double = 60
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds a live session may send no message before it is closed (close code 1000, with the reason).", valueName: "seconds"))
+    var sessionIdleTimeout: Double = 120
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds a shutdown (SIGTERM, Ctrl-C) may take before every connection left is closed.", valueName: "seconds"))
+    var drainSeconds: Double = 10
+
+    @Option(name: .customLong("allowed-origin"), help: ArgumentHelp(
+        "An origin whose pages may use the server besides its own addresses, as scheme://host[:port] (e.g. https://vision.example.com behind a reverse proxy); its host is accepted as Host too. Repeat for several.",
+        valueName: "origin"))
+    var allowedOrigins: [String] = []
+
     @Option(parsing: .unconditional, help: "Threads each task instance runs on; the default is one per active core.")
     var threads = BaseOptions.defaultNumThreads
 
@@ -58,6 +89,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard maxPendingRequests >= 1 else { throw ValidationError("--max-pending-requests must be at least 1") }
         guard maxImagePixels >= 1 else { throw ValidationError("--max-image-pixels must be at least 1") }
+        for (flag, value, most) in [
+            ("--header-timeout", headerTimeout, 86_400.0), ("--idle-timeout", idleTimeout, 86_400), ("--session-idle-timeout", sessionIdleTimeout, 86_400),
+        ] where !(value.isFinite && value > 0 && value <= most) {
+            throw ValidationError("\(flag) must be more than 0 and at most \(Int(most)) seconds, not \(value)")
+        }
+        guard drainSeconds.isFinite, (0...3600).contains(drainSeconds) else {
+            throw ValidationError("--drain-seconds must be from 0 to 3600, not \(drainSeconds)")
+        }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         guard (1...BaseOptions.maxNumThreads).contains(threads) else {
             throw ValidationError("--threads must be between 1 and \(BaseOptions.maxNumThreads) (4 per active core), got \(threads)")
         }
@@ -75,6 +115,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits.maxImagePixels = maxImagePixels
         configuration.limits.maxPendingRequests = maxPendingRequests
         configuration.threadsPerTask = threads
+        // As servers do (Go's runtime, nginx's worker_rlimit_nofile): the file-descriptor limit up
+        // to what the system allows, so that the default connection cap is not the soft 1024's.
+        ServerLimits.raiseDescriptorLimit()
+        configuration.limits.maxConnections = maxConnections ?? ServerLimits.defaultMaxConnections
+        configuration.timeouts.headerRead = .seconds(headerTimeout)
+        configuration.timeouts.idle = .seconds(idleTimeout)
+        configuration.timeouts.session = .seconds(sessionIdleTimeout)
+        configuration.drainDuration = .seconds(drainSeconds)
+        configuration.allowedOrigins = allowedOrigins
         let server = try VisionServer(configuration: configuration)
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
         try await server.run { boundPort in
