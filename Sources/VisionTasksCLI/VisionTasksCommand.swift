@@ -28,6 +28,13 @@ struct VisionTasksCommand: AsyncParsableCommand {
         if let problem = KernelInstructionSet.environmentProblem(value, detected: .detected) {
             FileHandle.standardError.write(Data("vision-tasks: warning: \(problem)\n".utf8))
         }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.starts(with: ["pose", "samples"]) {
+            // `pose` takes every positional argument as an input, so ArgumentParser would read
+            // `samples` as a file name: this subcommand is dispatched here instead.
+            PoseSamplesCommand.main(Array(arguments.dropFirst(2)))
+            return
+        }
         await main(nil)
     }
 }

@@ -27,6 +27,10 @@ struct PoseCommand: ParsableCommand {
                 | vision-tasks pose --raw 640x480:rgb24 -
               vision-tasks pose --api mlkit person.jpg    # ML Kit's PoseDetector
               vision-tasks pose --api vision person.jpg   # Vision's body pose request
+
+            ML Kit's pose samples CSV (pose classification and repetition counting) from folders of \
+            example photos and videos, one folder per class: `vision-tasks pose samples FOLDER -o \
+            samples.csv` (see `vision-tasks pose samples --help`).
             """)
 
     @OptionGroup var media: MediaOptions
