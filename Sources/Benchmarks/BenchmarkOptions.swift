@@ -14,7 +14,7 @@ struct BenchmarkOptions {
     var profile = false
     /// With `profile`: also list every operator with its best time and multiply-add rate.
     var profileOperators = false
-    /// Sections to run (`models`, `gesture`, `hands`, `pose`, `live`, `training`); empty = all.
+    /// Sections to run (`models`, `gesture`, `hands`, `pose`, `live`, `training`, `classification`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
     var taskRuns = 10
@@ -26,14 +26,14 @@ struct BenchmarkOptions {
     /// Frames of the clip the live section runs on.
     var liveFrames = 90
 
-    static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose", "live", "training"]
+    static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose", "live", "training", "classification"]
 
     /// Whether the section `name` runs.
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
         usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators]
-                          [--sections models,gesture,hands,pose,live,training] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--live-frames N]
+                          [--sections models,gesture,hands,pose,live,training,classification] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--live-frames N]
                           [--no-mediapipe] [--details]
 
         Prints one table: for each model, our median invoke time and LiteRT's (XNNPACK) at the same thread
@@ -44,7 +44,9 @@ struct BenchmarkOptions {
         and 1280x720 against MediaPipe decoding the same bytes with OpenCV; --details adds its stage split and
         the first frame's latency in a fresh process. The training section times custom gesture training:
         embedding per image, training per epoch of 1,000 samples, and `gesture train` whole on the shared media
-        (no reference: Model Maker needs TensorFlow).
+        (no reference: Model Maker needs TensorFlow). The classification section times ML Kit's pose
+        classification and repetition counting per frame (50, 1,000 and 10,000 samples) beside the pose
+        landmarker on the same frames.
 
           --threads   our thread counts, and LiteRT's (default: 1 and all cores)
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
@@ -54,7 +56,7 @@ struct BenchmarkOptions {
           --profile-operators   the same, plus every operator's best time and multiply-add rate
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON, scripts/test's venv
                       ~/.cache/vision-tasks/mediapipe-venv or python3 runs scripts/benchmarks/litert_invoke.py)
-          --sections  sections to run, of models,gesture,hands,pose,live,training (default: all)
+          --sections  sections to run, of models,gesture,hands,pose,live,training,classification (default: all)
           --task-runs timed calls per image in the task sections (default 10); video frames run once
           --pose-num-poses N, --pose-masks   pose options (default 1 pose, no masks)
           --live-frames N   frames of the live section's clip (default 90)

@@ -29,7 +29,8 @@ struct BenchmarkRow {
     var cells: [String] {
         [
             section, item, "\(threads)", formatMilliseconds(ours), reference, formatMilliseconds(theirs),
-            ratio.map { String(format: "%.2f", $0) } ?? "n/a",
+            // Two significant digits below 0.1 (the classification section's ratios are ~0.001).
+            ratio.map { String(format: $0 < 0.1 ? "%.2g" : "%.2f", $0) } ?? "n/a",
             "\(formatMegabytes(oursPeakMegabytes)) / \(formatMegabytes(theirPeakMegabytes))",
         ]
     }

@@ -22,6 +22,9 @@ do {
         }
         if options.runs(section: "live") { sections.append(try LiveBenchmark(options: options).run()) }
         if options.runs(section: "training") { sections.append(try TrainingBenchmark(options: options).run()) }
+        if options.runs(section: "classification") {
+            sections.append(try PoseClassificationBenchmark(options: options).run())
+        }
         print(BenchmarkRow.table(sections.flatMap(\.rows)))
         let notes = sections.flatMap(\.notes)
         if !notes.isEmpty { print("\n" + notes.map { "- \($0)" }.joined(separator: "\n")) }
