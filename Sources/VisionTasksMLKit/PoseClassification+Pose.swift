@@ -1,5 +1,6 @@
 import VisionTasks
 
+/// The positions of an ML Kit `Pose` in the form pose classification takes.
 extension Pose {
     /// The 33 positions in the form `PoseClassifier` and `PoseSample` take: x, y, z in pixels,
     /// in `PoseLandmarkType` order (ML Kit's `PoseLandmark` constants' order).
@@ -8,6 +9,7 @@ extension Pose {
     }
 }
 
+/// ML Kit's `PoseClassifier.classify(Pose)`: classifying the façade's `Pose`.
 extension PoseClassifier {
     /// The classification of an ML Kit `Pose` (ML Kit's `classify(Pose)`).
     public func classify(_ pose: Pose) -> PoseClassification {
@@ -15,6 +17,7 @@ extension PoseClassifier {
     }
 }
 
+/// Pose samples from the façade's `Pose`s (ML Kit's coordinates already).
 extension PoseSample {
     /// A sample of class `className` from an ML Kit `Pose` (its pixel positions, as ML Kit's
     /// samples CSV holds them).

@@ -124,9 +124,9 @@ public final class PoseClassificationTracker: @unchecked Sendable {
             for (key, person) in people where !present.contains(key) && isResumable(person, at: time) {
                 _ = people[key]?.smoothing.smooth(PoseClassification())
             }
-            while people.count > Self.maximumPeople,
-                  let oldest = people.min(by: { $0.value.lastFrame < $1.value.lastFrame })?.key {
-                people[oldest] = nil
+            if people.count > Self.maximumPeople {
+                let oldest = people.sorted { $0.value.lastFrame < $1.value.lastFrame }.prefix(people.count - Self.maximumPeople)
+                for (key, _) in oldest { people[key] = nil }
             }
             return output
         }

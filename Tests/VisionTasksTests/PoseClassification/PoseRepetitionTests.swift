@@ -132,6 +132,17 @@ final class PoseRepetitionTests: XCTestCase {
         XCTAssertEqual(out.map { $0.classification.maxConfidenceClass }, ["squats_down", "squats_up"])
     }
 
+    func testAtMost256PeopleAreRemembered() throws {
+        let tracker = try PoseClassificationTracker(classifier: try classifier())
+        for frame in 0..<3 {
+            let people = (0..<100).map { (id: frame * 100 + $0, depth: Float(0)) }
+            XCTAssertEqual(tracker.process(result(people, at: frame * 100), imageWidth: 640, imageHeight: 480).count, 100)
+        }
+        let remembered = tracker.allRepetitionCounts
+        XCTAssertEqual(remembered.count, PoseClassificationTracker.maximumPeople)
+        XCTAssertTrue((100..<300).allSatisfy { remembered[$0] != nil }, "the people seen last are kept")
+    }
+
     func testClassesThatCannotBeCountedAreRefused() throws {
         let samples = try poses.samples("squats_up", depth: 0, count: 12) + poses.samples("squats_down", depth: 1, count: 6)
         let classifier = try PoseClassifier(samples: samples)
