@@ -57,6 +57,10 @@ let package = Package(
             .product(name: "VisionTasks", package: visionTasks)],
             swiftSettings: packageAccess),
 
+        // ML Kit's pose samples CSV (`PoseSample.samples(csv:)`), the classifier and the tracker.
+        .executableTarget(name: "FuzzPoseSamples", dependencies: [
+            "FuzzSupport", .product(name: "VisionTasks", package: visionTasks)]),
+
         // The live server (VisionTasksServer): the input layouts of the two targets below, shared
         // with FuzzSeeds.
         .target(name: "FuzzServerInput", dependencies: [

@@ -24,6 +24,7 @@ public func fuzzSeedsMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMuta
         try bundleSeeds(&seeds, models: models)
         try imageSeeds(&seeds, media: media)
         try rawFrameSeeds(&seeds)
+        try poseSampleSeeds(&seeds)
         try jpegReconstructionSeeds(&seeds)
         try serverSeeds(&seeds, media: media)
         print(seeds.summary)
@@ -320,6 +321,43 @@ func rawFrameSeeds(_ seeds: inout SeedWriter) throws {
     }
     try seeds.add("rawframes", "empty-stream", Array("2x2:gray\n".utf8))
     try seeds.add("rawframes", "bad-spec", Array("640x:rgb24\n".utf8) + [1, 2, 3])
+}
+
+// MARK: - Pose samples CSV
+
+/// ML Kit samples CSVs: small valid ones (two classes of stick figures with jitter), the same
+/// damaged, and the bad lines `PoseSampleCSVTests` makes (NaN, a header, a short line, CRLF and a
+/// byte order mark).
+func poseSampleSeeds(_ seeds: inout SeedWriter) throws {
+    var random = SplitMix(state: 0x5EED_C5F)
+    func figure(down: Bool) -> [SIMD3<Float>] {
+        (0..<33).map { index in
+            let side: Float = index % 2 == 0 ? 1 : -1
+            let height = Float(index) * (down ? 8 : 12)
+            let jitter = Float(random.below(200)) / 100 - 1
+            return SIMD3(500 + side * Float(index) * 3 + jitter, 200 + height + jitter, Float(random.below(100)) - 50)
+        }
+    }
+    var samples: [PoseSample] = []
+    for index in 0..<8 {
+        samples.append(try PoseSample(name: "s\(index).jpg", className: index % 2 == 0 ? "squats_up" : "squats_down",
+                                      landmarks: figure(down: index % 2 == 1)))
+    }
+    let csv = Array(PoseSample.csv(samples).utf8)
+    try seeds.add("posesamples", "eight-samples", csv)
+    try seeds.add("posesamples", "crlf-bom", [0xEF, 0xBB, 0xBF] + Array(PoseSample.csv(samples).replacingOccurrences(of: "\n", with: "\r\n").utf8))
+    for (name, bytes) in damaged(csv, seed: 11, flips: 6) { try seeds.add("posesamples", name, bytes) }
+    let line = samples[0].csvLine
+    var fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    fields[2] = "nan"
+    try seeds.add("posesamples", "nan", Array((fields.joined(separator: ",") + "\n" + line).utf8))
+    try seeds.add("posesamples", "header", Array(("name,class," + (1...99).map { "c\($0)" }.joined(separator: ",") + "\n" + line).utf8))
+    try seeds.add("posesamples", "short-line", Array(line.split(separator: ",").dropLast(5).joined(separator: ",").utf8))
+    // Regressions (fixed): a name with a vertical tab (which Swift counts as a line break) was
+    // written with "_" and read back different; a byte order mark starting a name on the second
+    // line would start the first line when written, and be dropped when read back.
+    try seeds.add("posesamples", "regression-name-vertical-tab", Array(("a\u{0B}b" + line.drop { $0 != "," }).utf8))
+    try seeds.add("posesamples", "regression-name-byte-order-mark", Array(("\n\u{FEFF}" + line).utf8))
 }
 
 // MARK: - JPEG reconstruction kernels (Fuzz/C/fuzz_jpeg_reconstruct.c's input layout)

@@ -97,7 +97,7 @@ public final class PoseClassificationTracker: @unchecked Sendable {
         let keys = result.poseIdentifiers.count == result.landmarks.count
             ? result.poseIdentifiers : Array(result.landmarks.indices)
         return lock.withLock {
-            if let lastTimestamp, time < lastTimestamp { forgetEveryone() }
+            if let lastTimestamp, time < lastTimestamp { people.removeAll() }
             lastTimestamp = time
             frameCount += 1
             let present = Set(keys)
@@ -146,13 +146,9 @@ public final class PoseClassificationTracker: @unchecked Sendable {
     /// Forgets every person: the next result starts a new stream.
     public func reset() {
         lock.withLock {
-            forgetEveryone()
+            people.removeAll()
             lastTimestamp = nil
         }
-    }
-
-    private func forgetEveryone() {
-        people.removeAll()
     }
 
     /// When exactly one identifier of this frame is new and exactly one remembered person is

@@ -56,9 +56,11 @@ extension PoseSample {
         return try samples(csv: data, limits: limits)
     }
 
-    /// The sample as one CSV line (no line break): name and class with commas and line breaks
-    /// replaced by `_`, then each coordinate in its shortest exact decimal form, which reads
-    /// back to the same `Float` here and in ML Kit's Java (`Float.parseFloat`).
+    /// The sample as one CSV line (no line break): name and class with commas, line feeds,
+    /// carriage returns (the characters that end a field or a line, here and for Java's
+    /// `readLine`) and byte order marks replaced by `_`, then each coordinate in its shortest
+    /// exact decimal form, which reads back to the same `Float` here and in ML Kit's Java
+    /// (`Float.parseFloat`).
     public var csvLine: String {
         var fields = [Self.csvField(name), Self.csvField(className)]
         fields.reserveCapacity(2 + 3 * landmarks.count)
@@ -75,9 +77,16 @@ extension PoseSample {
         samples.map { $0.csvLine + "\n" }.joined()
     }
 
-    /// `text` with the characters the CSV cannot hold (comma, line breaks) replaced by `_`.
+    /// `text` with the characters the CSV cannot hold (comma, line feed, carriage return, and the
+    /// byte order mark, which a reader drops at the start of a file) replaced by `_`; every other
+    /// character is kept, so a name without them reads back as it was.
     static func csvField(_ text: String) -> String {
-        String(text.map { $0 == "," || $0.isNewline ? "_" : $0 })
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let replaced = scalar == "," || scalar == "\n" || scalar == "\r" || scalar == "\u{FEFF}"
+            scalars.append(replaced ? "_" : scalar)
+        }
+        return String(scalars)
     }
 }
 

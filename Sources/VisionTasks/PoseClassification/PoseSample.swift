@@ -19,7 +19,7 @@
 /// ```
 public struct PoseSample: Sendable, Hashable {
     /// The sample's name (ML Kit's samples name the photo it came from). Any text; written to
-    /// CSV with commas and line breaks replaced by `_`.
+    /// CSV with commas, line feeds, carriage returns and byte order marks replaced by `_`.
     public var name: String
     /// The class: the pose this sample shows, such as `squats_down`.
     public var className: String

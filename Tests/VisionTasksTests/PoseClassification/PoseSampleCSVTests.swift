@@ -149,9 +149,13 @@ final class PoseSampleCSVTests: XCTestCase {
             XCTAssertEqual(String(describing: error), "pose sample \"x\": landmark 5 is not finite")
         }
         XCTAssertThrowsError(try PoseSample(name: "x", className: "", landmarks: points))
-        // Commas and line breaks cannot be in the CSV: written as "_".
-        let sample = try PoseSample(name: "a,b\nc", className: "up,down", landmarks: points)
-        XCTAssertTrue(sample.csvLine.hasPrefix("a_b_c,up_down,"))
+        // Commas, line feeds, carriage returns and byte order marks cannot be in the CSV: written
+        // as "_". Everything else is kept (a vertical tab or a line separator ends no line for a
+        // CSV reader).
+        let sample = try PoseSample(name: "\u{FEFF}a,b\nc\rd", className: "up,down", landmarks: points)
+        XCTAssertTrue(sample.csvLine.hasPrefix("_a_b_c_d,up_down,"))
+        let kept = try PoseSample(name: "a\u{0B}b\u{2028}c", className: "up", landmarks: points)
+        XCTAssertEqual(try load("\n" + kept.csvLine), [kept])
         // From a PoseLandmarker result: x × width, y × height, z × width.
         let normalised = points.map { NormalizedLandmark(x: $0.x / 640, y: $0.y / 480, z: $0.z / 640) }
         let converted = try PoseSample(name: "n", className: "up", landmarks: normalised, imageWidth: 640, imageHeight: 480)
