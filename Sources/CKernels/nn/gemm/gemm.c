@@ -1,0 +1,150 @@
+// Convolution as matrix multiplication, over weights packed once at load time (gemm_pack.c:
+// panels of 16 output channels, float32, or half precision widened in the kernel), used directly
+// for 1x1 convolutions / fully connected layers and through an indirection buffer (one pointer
+// per output pixel and kernel tap) for general convolutions, so no im2col copy is made. The
+// results go through a fused epilogue: the convolution's clamp, an optional residual ADD with
+// its clamp, and an optional PReLU.
+//
+// This file is the driver: how the work is cut into row tiles and panels, in which order they
+// are visited (L1 blocking), how threads share them, and which instruction set's microkernels
+// run them. The microkernels (gemm_internal.h names them): gemm_portable.c, gemm_simd8.c (6x16
+// and matrix-vector tiles for AVX2 and NEON), gemm_avx512.c (8x32, 8x24, 8x16 and matrix-vector
+// tiles) with gemm_widen_avx512.c (per-thread float32 copies of half-precision panels).
+//
+// Each output is bias + sum over (tap, input channel) in order, one fused multiply-add per
+// term; single-row tiles (matrix-vector products) keep four partial sums over k instead, so
+// their result is independent of the threads but not bit-identical to a multi-row tile's.
+#include "gemm_internal.h"
+#include <stdatomic.h>
+
+/// Row tiles [t_begin, t_end) x panels [p_begin, p_end) at the current dispatch level.
+static void tiles(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end, int tile_major) {
+#if defined(CK_HAVE_X86)
+    if (job->avx512) {
+        if (job->f16) {
+            gemm_tiles_avx512_f16(job, t_begin, t_end, p_begin, p_end, tile_major);
+        } else {
+            gemm_tiles_avx512_f32(job, t_begin, t_end, p_begin, p_end, tile_major);
+        }
+        return;
+    }
+#endif
+#if defined(CK_SIMD8)
+    if (job->simd) {
+        if (job->f16) {
+            gemm_tiles_simd8_f16(job, t_begin, t_end, p_begin, p_end, tile_major);
+        } else {
+            gemm_tiles_simd8_f32(job, t_begin, t_end, p_begin, p_end, tile_major);
+        }
+        return;
+    }
+#endif
+    gemm_tiles_portable(job, t_begin, t_end, p_begin, p_end);
+}
+
+
+/// Work units: row tiles (the first operand is the larger: blocks of row tiles stay in cache
+/// while every panel passes over them), or (panel, row tile) pairs panel by panel (the
+/// weights are the larger: a panel stays in cache while the rows pass; with AVX-512 a pair of
+/// panels).
+static void gemm_range(void *context, size_t begin, size_t end) {
+    const gemm_job *job = (const gemm_job *)context;
+    if (job->m_outer) {
+        if (job->row_block == 1) {
+            tiles(job, begin, end, 0, job->n_tiles, 1);
+            return;
+        }
+        for (size_t b = begin; b < end; b += job->row_block) {
+            tiles(job, b, CK_MIN(end, b + job->row_block), 0, job->n_tiles, 0);
+        }
+        return;
+    }
+    // Units are (group of panels, row tile) pairs: single panels, or pairs with AVX-512 (whose
+    // tiles take two panels at once).
+    const size_t group = job->avx512 ? 2 : 1;
+    if (job->m_tiles == 1) { // one row tile: the units are groups of panels, taken together
+        tiles(job, 0, 1, begin * group, CK_MIN(job->n_tiles, end * group), 0);
+        return;
+    }
+    size_t unit = begin;
+    while (unit < end) {
+        const size_t panel = unit / job->m_tiles * group, first = unit % job->m_tiles;
+        const size_t last = CK_MIN(job->m_tiles, first + (end - unit));
+        tiles(job, first, last, panel, CK_MIN(job->n_tiles, panel + group), 0);
+        unit += last - first;
+    }
+}
+
+static void run_gemm(gemm_job *job, ck_threadpool *pool) {
+    if (job->m == 0 || job->n == 0) return;
+#if defined(CK_SIMD8)
+    job->simd = ck_use_simd8();
+#endif
+    job->avx512 = ck_use_avx512();
+    // Only calls that may widen half-precision panels take a serial: the counter is shared by
+    // every interpreter of the process.
+    static _Atomic uint64_t serials;
+    if (job->f16 && job->avx512) job->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
+    job->mr = job->avx512 ? MR512 : MR;
+    job->m_tiles = (job->m + job->mr - 1) / job->mr;
+    job->n_tiles = (job->n + NR - 1) / NR;
+    const size_t kk = job->k * job->taps;
+    job->panel_bytes = job->f16 ? gemm_panel_bytes_f16(kk) : NR * (1 + kk) * sizeof(float);
+    const size_t a_bytes = job->m * kk * sizeof(float);
+    const size_t w_bytes = job->n_tiles * job->panel_bytes;
+    job->m_outer = job->m > 1 && a_bytes >= w_bytes;
+    // Weights that fit in the L1 cache are re-read from it for every row tile (each output row
+    // is then written whole); larger weights pass over blocks of about 24 KB of rows, so each
+    // panel is read from the L2 cache once per block (24 KB rather than 16: a 28x28x192 -> 96
+    // layer of pose detection went from about 45 to 52 GMAC/s; 32 KB gained nothing more).
+    const size_t tile_bytes = job->mr * kk * sizeof(float);
+    job->row_block = w_bytes <= 24576 ? 1 : CK_MAX((size_t)1, (size_t)24576 / CK_MAX(tile_bytes, (size_t)1));
+    pool = ck_pool_for_work(pool, job->m * job->n * kk);
+    const size_t panel_groups = job->avx512 ? (job->n_tiles + 1) / 2 : job->n_tiles;
+    ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * panel_groups, gemm_range, job);
+}
+
+void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {
+    gemm_job job;
+    memset(&job, 0, sizeof job);
+    job.m = p->m;
+    job.n = p->n;
+    job.k = p->k;
+    job.taps = 1;
+    job.a = p->a;
+    job.a_stride = p->a_stride;
+    job.packed = (const char *)p->packed;
+    job.f16 = p->weights_f16 != 0;
+    job.c = p->c;
+    job.c_stride = p->c_stride;
+    job.lo = p->out_min;
+    job.hi = p->out_max;
+    job.residual = p->residual;
+    job.residual_stride = p->residual_stride;
+    job.lo2 = p->sum_min;
+    job.hi2 = p->sum_max;
+    job.prelu = p->prelu;
+    run_gemm(&job, pool);
+}
+
+void ck_igemm(const ck_igemm_params *p, ck_threadpool *pool) {
+    gemm_job job;
+    memset(&job, 0, sizeof job);
+    job.m = p->m;
+    job.n = p->n;
+    job.k = p->k;
+    job.taps = p->taps;
+    job.indirection = p->indirection;
+    job.packed = (const char *)p->packed;
+    job.f16 = p->weights_f16 != 0;
+    job.c = p->c;
+    job.c_stride = p->c_stride;
+    job.lo = p->out_min;
+    job.hi = p->out_max;
+    job.residual = p->residual;
+    job.residual_stride = p->residual_stride;
+    job.lo2 = p->sum_min;
+    job.hi2 = p->sum_max;
+    job.prelu = p->prelu;
+    run_gemm(&job, pool);
+}

@@ -1,0 +1,242 @@
+// The GEMM microkernels written once over ck_simd8.h (AVX2/FMA with F16C on x86-64, NEON on
+// arm64): gemm_6x16_simd8, up to 6 rows x the 16 columns of a panel (12 accumulators), or x 8
+// columns where a panel has at most 8 live outputs; for matrix-vector products (one row),
+// gemm_1x64_simd8, up to four panels per broadcast input value. Half-precision panels are
+// widened as they are read (F16C's vcvtph2ps, NEON's fcvtl).
+#include "gemm_internal.h"
+
+#if defined(CK_SIMD8)
+
+/// The epilogue for 8 columns starting at `col` of output row `row`; `lanes` < 8 for the last
+/// columns of a layer.
+CK_SIMD8_INLINE void gemm_store_simd8(const gemm_job *job, ck_v8 v, size_t row, size_t col, size_t lanes) {
+    v = v8_min(v8_max(v, v8_set1(job->lo)), v8_set1(job->hi));
+    if (job->residual != NULL) {
+        const float *res = job->residual + row * job->residual_stride + col;
+        v = v8_add(v, lanes == 8 ? v8_load(res) : v8_load_partial(res, lanes));
+        v = v8_min(v8_max(v, v8_set1(job->lo2)), v8_set1(job->hi2));
+    }
+    if (job->prelu != NULL) {
+        v = v8_prelu(v, lanes == 8 ? v8_load(job->prelu + col) : v8_load_partial(job->prelu + col, lanes));
+    }
+    float *out = job->c + row * job->c_stride + col;
+    if (lanes == 8) {
+        v8_store(out, v);
+    } else {
+        v8_store_partial(out, v, lanes);
+    }
+}
+
+/// Eight weights of a panel row: float32 or half precision.
+CK_SIMD8_INLINE ck_v8 gemm_weights_simd8(const int F16, const void *w, size_t offset) {
+    return F16 ? v8_load_f16((const uint16_t *)w + offset) : v8_load((const float *)w + offset);
+}
+
+/// R rows (a constant in each instantiation, so the accumulators stay in registers) x 16
+/// columns (WIDE) or x 8 columns of one panel.
+CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE, const gemm_job *job, size_t i0,
+                                     size_t panel) {
+    const size_t n0 = panel * NR, nr = CK_MIN(NR, job->n - n0);
+    const char *base = job->packed + panel * job->panel_bytes;
+    const float *bias = (const float *)(const void *)base;
+    const void *w = base + NR * sizeof(float);
+    const size_t k = job->k, taps = job->taps;
+    ck_v8 acc[MR][2];
+    const ck_v8 bias0 = v8_load(bias), bias1 = v8_load(bias + 8);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) {
+        acc[i][0] = bias0;
+        acc[i][1] = bias1;
+    }
+    size_t r = 0; // panel row (tap, channel)
+    if (R == 1) {
+        // One row has a single dependency chain per column group; four partial sums over k
+        // keep the FMA units busy (matrix-vector products such as fully connected layers).
+        ck_v8 p0 = v8_zero(), p1 = v8_zero(), q0 = v8_zero(), q1 = v8_zero(), u0 = v8_zero(), u1 = v8_zero();
+        for (size_t t = 0; t < taps; t++) {
+            const float *a0 = gemm_row(job, i0, t);
+            size_t p = 0;
+            for (; p + 4 <= k; p += 4, r += 4) {
+                const ck_v8 x0 = v8_broadcast(a0 + p), x1 = v8_broadcast(a0 + p + 1);
+                const ck_v8 x2 = v8_broadcast(a0 + p + 2), x3 = v8_broadcast(a0 + p + 3);
+                acc[0][0] = v8_fma(x0, gemm_weights_simd8(F16, w, r * NR), acc[0][0]);
+                p0 = v8_fma(x1, gemm_weights_simd8(F16, w, (r + 1) * NR), p0);
+                q0 = v8_fma(x2, gemm_weights_simd8(F16, w, (r + 2) * NR), q0);
+                u0 = v8_fma(x3, gemm_weights_simd8(F16, w, (r + 3) * NR), u0);
+                if (WIDE) {
+                    acc[0][1] = v8_fma(x0, gemm_weights_simd8(F16, w, r * NR + 8), acc[0][1]);
+                    p1 = v8_fma(x1, gemm_weights_simd8(F16, w, (r + 1) * NR + 8), p1);
+                    q1 = v8_fma(x2, gemm_weights_simd8(F16, w, (r + 2) * NR + 8), q1);
+                    u1 = v8_fma(x3, gemm_weights_simd8(F16, w, (r + 3) * NR + 8), u1);
+                }
+            }
+            for (; p < k; p++, r++) {
+                const ck_v8 x0 = v8_broadcast(a0 + p);
+                acc[0][0] = v8_fma(x0, gemm_weights_simd8(F16, w, r * NR), acc[0][0]);
+                if (WIDE) acc[0][1] = v8_fma(x0, gemm_weights_simd8(F16, w, r * NR + 8), acc[0][1]);
+            }
+        }
+        acc[0][0] = v8_add(v8_add(acc[0][0], p0), v8_add(q0, u0));
+        if (WIDE) acc[0][1] = v8_add(v8_add(acc[0][1], p1), v8_add(q1, u1));
+    } else {
+        for (size_t t = 0; t < taps; t++) {
+            const float *a[MR];
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
+            for (size_t p = 0; p < k; p++, r++) {
+                const ck_v8 b0 = gemm_weights_simd8(F16, w, r * NR);
+                if (WIDE) {
+                    const ck_v8 b1 = gemm_weights_simd8(F16, w, r * NR + 8);
+#pragma clang loop unroll(full)
+                    for (int i = 0; i < R; i++) {
+                        const ck_v8 va = v8_broadcast(a[i] + p);
+                        acc[i][0] = v8_fma(va, b0, acc[i][0]);
+                        acc[i][1] = v8_fma(va, b1, acc[i][1]);
+                    }
+                } else {
+#pragma clang loop unroll(full)
+                    for (int i = 0; i < R; i++) acc[i][0] = v8_fma(v8_broadcast(a[i] + p), b0, acc[i][0]);
+                }
+            }
+        }
+    }
+    if (job->residual == NULL && nr == (WIDE ? NR : 8)) {
+        // Whole vectors without a residual: the activation's constants loaded once per tile.
+        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const size_t stride = job->c_stride;
+        if (job->prelu != NULL) {
+            const ck_v8 s0 = v8_load(job->prelu + n0), s1 = WIDE ? v8_load(job->prelu + n0 + 8) : s0;
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                v8_store(out + (size_t)i * stride, v8_prelu(v8_min(v8_max(acc[i][0], lo), hi), s0));
+                if (WIDE) v8_store(out + (size_t)i * stride + 8, v8_prelu(v8_min(v8_max(acc[i][1], lo), hi), s1));
+            }
+        } else {
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                v8_store(out + (size_t)i * stride, v8_min(v8_max(acc[i][0], lo), hi));
+                if (WIDE) v8_store(out + (size_t)i * stride + 8, v8_min(v8_max(acc[i][1], lo), hi));
+            }
+        }
+        return;
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) {
+        const size_t row = i0 + (size_t)i;
+        gemm_store_simd8(job, acc[i][0], row, n0, CK_MIN(8, nr));
+        if (WIDE && nr > 8) gemm_store_simd8(job, acc[i][1], row, n0 + 8, nr - 8);
+    }
+}
+
+/// A matrix-vector product (m = 1): P panels at once, so each input value is broadcast once
+/// for P panels, with bias + sum over k in order for every output (like a multi-row tile).
+CK_SIMD8_INLINE void gemm_1x64_simd8(const int P, const int F16, const gemm_job *job, size_t first_panel) {
+    ck_v8 acc[4][2];
+    const void *w[4];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const char *base = job->packed + (first_panel + (size_t)q) * job->panel_bytes;
+        const float *bias = (const float *)(const void *)base;
+        acc[q][0] = v8_load(bias);
+        acc[q][1] = v8_load(bias + 8);
+        w[q] = base + NR * sizeof(float);
+    }
+    size_t r = 0;
+    for (size_t t = 0; t < job->taps; t++) {
+        const float *a = gemm_row(job, 0, t);
+        for (size_t p = 0; p < job->k; p++, r++) {
+            const ck_v8 x = v8_broadcast(a + p);
+#pragma clang loop unroll(full)
+            for (int q = 0; q < P; q++) {
+                acc[q][0] = v8_fma(x, gemm_weights_simd8(F16, w[q], r * NR), acc[q][0]);
+                acc[q][1] = v8_fma(x, gemm_weights_simd8(F16, w[q], r * NR + 8), acc[q][1]);
+            }
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int q = 0; q < P; q++) {
+        const size_t n0 = (first_panel + (size_t)q) * NR, nr = CK_MIN(NR, job->n - n0);
+        gemm_store_simd8(job, acc[q][0], 0, n0, CK_MIN(8, nr));
+        if (nr > 8) gemm_store_simd8(job, acc[q][1], 0, n0 + 8, nr - 8);
+    }
+}
+
+/// Panels [p_begin, p_end) of a matrix-vector product. Panels in whole groups of four (counted
+/// from panel 0, so the grouping does not depend on how threads split the panels) run four at
+/// a time; the last panels, fewer than four, run as single-row tiles (four partial sums over k,
+/// which keep the FMA units busy with one panel).
+CK_SIMD8_INLINE void gemv_simd8(const int F16, const gemm_job *job, size_t p_begin, size_t p_end) {
+    const size_t grouped = job->n_tiles / 4 * 4;
+    size_t panel = p_begin;
+    while (panel < p_end) {
+        if (panel >= grouped) {
+            if (job->n - panel * NR > 8) {
+                gemm_6x16_simd8(1, F16, 1, job, 0, panel);
+            } else {
+                gemm_6x16_simd8(1, F16, 0, job, 0, panel);
+            }
+            panel++;
+            continue;
+        }
+        const size_t end = CK_MIN(p_end, (panel / 4 + 1) * 4);
+        switch (end - panel) {
+        case 4: gemm_1x64_simd8(4, F16, job, panel); break;
+        case 3: gemm_1x64_simd8(3, F16, job, panel); break;
+        case 2: gemm_1x64_simd8(2, F16, job, panel); break;
+        default: gemm_1x64_simd8(1, F16, job, panel); break;
+        }
+        panel = end;
+    }
+}
+
+/// One tile: rows [i0, i0 + 6) (fewer at the end) of one panel.
+CK_SIMD8_INLINE void gemm_tile_simd8(const int F16, const gemm_job *job, size_t tile, size_t panel) {
+    const int wide = job->n - panel * NR > 8;
+    const size_t i0 = tile * MR, mr = CK_MIN(MR, job->m - i0);
+#define CK_TILE(RR)                                                                                   \
+    if (wide) gemm_6x16_simd8(RR, F16, 1, job, i0, panel);                                                  \
+    else gemm_6x16_simd8(RR, F16, 0, job, i0, panel);
+    switch (mr) {
+    case 1: CK_TILE(1) break;
+    case 2: CK_TILE(2) break;
+    case 3: CK_TILE(3) break;
+    case 4: CK_TILE(4) break;
+    case 5: CK_TILE(5) break;
+    default: CK_TILE(6) break;
+    }
+#undef CK_TILE
+}
+
+/// Row tiles [t_begin, t_end) x panels [p_begin, p_end), tile by tile (every panel of a tile,
+/// then the next tile) or panel by panel.
+CK_SIMD8_INLINE void gemm_tiles_simd8(const int F16, const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin,
+                                      size_t p_end, int tile_major) {
+    if (tile_major) {
+        for (size_t tile = t_begin; tile < t_end; tile++) {
+            for (size_t panel = p_begin; panel < p_end; panel++) gemm_tile_simd8(F16, job, tile, panel);
+        }
+    } else {
+        for (size_t panel = p_begin; panel < p_end; panel++) {
+            for (size_t tile = t_begin; tile < t_end; tile++) gemm_tile_simd8(F16, job, tile, panel);
+        }
+    }
+}
+
+CK_SIMD8_FN void gemm_tiles_simd8_f32(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
+                                      int tile_major) {
+    if (job->m == 1) {
+        gemv_simd8(0, job, p_begin, p_end);
+        return;
+    }
+    gemm_tiles_simd8(0, job, t_begin, t_end, p_begin, p_end, tile_major);
+}
+CK_SIMD8_FN void gemm_tiles_simd8_f16(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
+                                      int tile_major) {
+    if (job->m == 1) {
+        gemv_simd8(1, job, p_begin, p_end);
+        return;
+    }
+    gemm_tiles_simd8(1, job, t_begin, t_end, p_begin, p_end, tile_major);
+}
+#endif
