@@ -1,0 +1,123 @@
+// The depthwise convolution's kernels over ck_simd8.h (AVX2/FMA on x86-64, NEON on arm64): the
+// general path (any geometry, one output pixel x 8 channels at a time) and the fast path's span
+// (3x3 and 5x5 kernels, strides 1 and 2: up to 8 output pixels of a row x 8 channels, each input
+// pixel of a kernel row loaded once, the kernel row's weights in registers).
+#include "dwconv_internal.h"
+
+#if defined(CK_SIMD8)
+
+// MARK: - Any geometry
+
+/// Any geometry, one output pixel at a time, `lanes` (1...8) channels of one block.
+CK_SIMD8_INLINE void dw_pixel_general_simd8(const ck_dwconv_params *p, const dw_rows *g, size_t ox, size_t c0,
+                                            size_t lanes, float *out, ck_v8 lo, ck_v8 hi) {
+    const size_t C = p->channels, taps = p->kernel_h * p->kernel_w;
+    const float *w = p->packed + (c0 / CB) * CB * (1 + taps);
+    const ptrdiff_t ix0 = (ptrdiff_t)(ox * p->stride_w) - (ptrdiff_t)p->pad_left;
+    ck_v8 acc = v8_load(w);
+    for (size_t ky = g->ky_begin; ky < g->ky_end; ky++) {
+        const ptrdiff_t iy = g->iy0 + (ptrdiff_t)(ky * p->dilation_h);
+        const float *r = g->image + (size_t)iy * p->in_w * C + c0;
+        for (size_t kx = 0; kx < p->kernel_w; kx++) {
+            const ptrdiff_t ix = ix0 + (ptrdiff_t)(kx * p->dilation_w);
+            if (ix < 0 || ix >= (ptrdiff_t)p->in_w) continue;
+            const float *x = r + (size_t)ix * C;
+            const ck_v8 xv = lanes == CB ? v8_load(x) : v8_load_partial(x, lanes);
+            acc = v8_fma(xv, v8_load(w + CB + (ky * p->kernel_w + kx) * CB), acc);
+        }
+    }
+    acc = v8_min(v8_max(acc, lo), hi);
+    if (p->prelu != NULL) {
+        const ck_v8 slope = lanes == CB ? v8_load(p->prelu + c0) : v8_load_partial(p->prelu + c0, lanes);
+        acc = v8_prelu(acc, slope);
+    }
+    if (lanes == CB) {
+        v8_store(out, acc);
+    } else {
+        v8_store_partial(out, acc, lanes);
+    }
+}
+
+CK_SIMD8_FN void dw_row_general_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    const size_t C = p->channels;
+    const dw_rows g = dw_row_geometry(p, row);
+    const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
+    float *out_row = p->output + row * p->out_w * C;
+    for (size_t ox = 0; ox < p->out_w; ox++) {
+        for (size_t c0 = c_begin; c0 < c_end; c0 += CB) {
+            dw_pixel_general_simd8(p, &g, ox, c0, CK_MIN(CB, c_end - c0), out_row + ox * C + c0, lo, hi);
+        }
+    }
+}
+
+// MARK: - The fast path
+
+/// W output pixels (columns ox ... ox + W - 1 of one row) x channels [c_begin, c_end) (whole
+/// blocks of 8) for a K x K kernel with stride S. rows[ky] points at column 0, channel 0 of
+/// kernel row ky's input row; kernel rows outside [ky_begin, ky_end) lie outside the input.
+/// ix0 is the input column of the first pixel's first tap. CHECKED: some taps fall left or
+/// right of the input and are skipped; otherwise all columns are inside. out points at the
+/// first pixel, channel 0.
+CK_SIMD8_INLINE void dw_span_simd8(const int W, const int K, const int S, const int CHECKED,
+                                   const float *const *rows, size_t ky_begin, size_t ky_end, ptrdiff_t ix0,
+                                   size_t in_w, size_t C, size_t c_begin, size_t c_end, const float *packed,
+                                   float *out, ck_v8 lo, ck_v8 hi, const float *prelu) {
+    const size_t block_floats = CB * (1 + (size_t)K * K);
+    for (size_t c0 = c_begin; c0 < c_end; c0 += CB) {
+        const float *w = packed + (c0 / CB) * block_floats;
+        ck_v8 acc[8];
+        const ck_v8 bias = v8_load(w);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) acc[j] = bias;
+        for (size_t ky = ky_begin; ky < ky_end; ky++) {
+            const float *row = rows[ky] + c0;
+            const float *wk = w + CB + ky * (size_t)K * CB;
+            ck_v8 wv[5];
+#pragma clang loop unroll(full)
+            for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * CB);
+#pragma clang loop unroll(full)
+            for (int t = 0; t < (W - 1) * S + K; t++) {
+                const ptrdiff_t ix = ix0 + t;
+                if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
+                const ck_v8 x = v8_load(row + ix * (ptrdiff_t)C);
+#pragma clang loop unroll(full)
+                for (int j = 0; j < W; j++) {
+                    const int kx = t - j * S;
+                    if (kx >= 0 && kx < K) acc[j] = v8_fma(x, wv[kx], acc[j]);
+                }
+            }
+        }
+        if (prelu != NULL) {
+            const ck_v8 slope = v8_load(prelu + c0);
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c0, v8_prelu(v8_min(v8_max(acc[j], lo), hi), slope));
+        } else {
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c0, v8_min(v8_max(acc[j], lo), hi));
+        }
+    }
+}
+
+#define DW_FAST_ROW dw_row_fast_simd8
+#define DW_INLINE CK_SIMD8_INLINE
+#define DW_VECTOR ck_v8
+#define DW_SET1 v8_set1
+#define DW_SPAN dw_span_simd8
+#include "dwconv_fast_row.h"
+
+CK_SIMD8_FN static void dw_row_3x3s1_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_simd8(3, 1, p, row, c_begin, c_end);
+}
+CK_SIMD8_FN static void dw_row_3x3s2_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_simd8(3, 2, p, row, c_begin, c_end);
+}
+CK_SIMD8_FN static void dw_row_5x5s1_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_simd8(5, 1, p, row, c_begin, c_end);
+}
+CK_SIMD8_FN static void dw_row_5x5s2_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    dw_row_fast_simd8(5, 2, p, row, c_begin, c_end);
+}
+
+const dw_row_fn dw_fast_rows_simd8[DW_FAST_GEOMETRIES] = {dw_row_3x3s1_simd8, dw_row_3x3s2_simd8, dw_row_5x5s1_simd8,
+                                                          dw_row_5x5s2_simd8};
+#endif
