@@ -297,8 +297,8 @@ static void convert_row(const uint8_t *in, int n, float scale, float offset, flo
 #define CK_WARP_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
 
 /// round((p00 w0 + p01 w1 + p10 w2 + p11 w3) / 2^15) clamped to 0...255, for channel byte `shift`.
-CK_WARP_AVX512 static inline __m512i blend_channel_z(__m512i a, __m512i b, __m512i c, __m512i d, __m512i w0,
-                                                    __m512i w1, __m512i w2, __m512i w3, int shift) {
+CK_WARP_AVX512 static inline __m512i blend_channel_avx512(__m512i a, __m512i b, __m512i c, __m512i d, __m512i w0,
+                                                          __m512i w1, __m512i w2, __m512i w3, int shift) {
     const __m512i mask = _mm512_set1_epi32(0xff);
     __m512i v = _mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(a, (unsigned)shift), mask), w0);
     v = _mm512_add_epi32(v, _mm512_mullo_epi32(_mm512_and_si512(_mm512_srli_epi32(b, (unsigned)shift), mask), w1));
@@ -388,9 +388,9 @@ CK_WARP_AVX512 static void blend_row_f32_avx512(const uint8_t *src, int sw, int 
         const __m512i w1 = _mm512_i32gather_epi32(_mm512_add_epi32(idx, _mm512_set1_epi32(1)), (const void *)table, 4);
         const __m512i w2 = _mm512_i32gather_epi32(_mm512_add_epi32(idx, _mm512_set1_epi32(2)), (const void *)table, 4);
         const __m512i w3 = _mm512_i32gather_epi32(_mm512_add_epi32(idx, _mm512_set1_epi32(3)), (const void *)table, 4);
-        const __m512 r = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_z(a, b, c, d, w0, w1, w2, w3, 0)), vscale, voffset);
-        const __m512 g = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_z(a, b, c, d, w0, w1, w2, w3, 8)), vscale, voffset);
-        const __m512 bl = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_z(a, b, c, d, w0, w1, w2, w3, 16)), vscale, voffset);
+        const __m512 r = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_avx512(a, b, c, d, w0, w1, w2, w3, 0)), vscale, voffset);
+        const __m512 g = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_avx512(a, b, c, d, w0, w1, w2, w3, 8)), vscale, voffset);
+        const __m512 bl = _mm512_fmadd_ps(_mm512_cvtepi32_ps(blend_channel_avx512(a, b, c, d, w0, w1, w2, w3, 16)), vscale, voffset);
         float *o = out + (size_t)i * 3;
         _mm512_storeu_ps(o, _mm512_permutex2var_ps(_mm512_permutex2var_ps(r, rg0, g), b0, bl));
         _mm512_storeu_ps(o + 16, _mm512_permutex2var_ps(_mm512_permutex2var_ps(r, rg1, g), b1, bl));

@@ -105,8 +105,8 @@ CK_SIMD8_INLINE void binary_row_v8(const ck_binary_op op, size_t n, const float 
     }
 }
 
-CK_SIMD8_FN static void binary_row_simd(ck_binary_op op, size_t n, const float *a, size_t sa, const float *b,
-                                        size_t sb, float *out, float lo, float hi, const float *prelu) {
+CK_SIMD8_FN static void binary_row_simd8(ck_binary_op op, size_t n, const float *a, size_t sa, const float *b,
+                                         size_t sb, float *out, float lo, float hi, const float *prelu) {
     if (sa > 1 || sb > 1) {
         binary_row_body(op, n, a, sa, b, sb, out, lo, hi, prelu);
         return;
@@ -176,7 +176,7 @@ void ck_binary(const ck_binary_params *p, ck_threadpool *pool) {
     if (p->rank == 0 || p->rank > CK_MAX_RANK) return;
     binary_job job = {p, binary_row_portable, p->dims[p->rank - 1]};
 #if defined(CK_SIMD8)
-    if (ck_use_simd8()) job.row = binary_row_simd;
+    if (ck_use_simd8()) job.row = binary_row_simd8;
 #endif
     size_t total = 1;
     for (size_t d = 0; d < p->rank; d++) total *= p->dims[d];
@@ -191,7 +191,7 @@ void ck_binary(const ck_binary_params *p, ck_threadpool *pool) {
 }
 
 #if defined(CK_SIMD8)
-CK_SIMD8_FN static void logistic_simd(const float *input, float *output, size_t count) {
+CK_SIMD8_FN static void logistic_simd8(const float *input, float *output, size_t count) {
     const ck_v8 one = v8_set1(1.0f), zero = v8_zero();
     for (size_t i = 0; i < count; i += 8) {
         const size_t lanes = CK_MIN((size_t)8, count - i);
@@ -212,7 +212,7 @@ void ck_unary(ck_unary_op op, const float *input, float *output, size_t count, f
     case CK_UNARY_LOGISTIC:
 #if defined(CK_SIMD8)
         if (ck_use_simd8()) {
-            logistic_simd(input, output, count);
+            logistic_simd8(input, output, count);
             break;
         }
 #endif

@@ -20,8 +20,8 @@ static void silu_portable(const float *input, const float *scale, const float *s
 }
 
 #if defined(CK_SIMD8)
-CK_SIMD8_FN static void silu_simd(const float *input, const float *scale, const float *shift, float *output,
-                                  size_t count, size_t channels) {
+CK_SIMD8_FN static void silu_simd8(const float *input, const float *scale, const float *shift, float *output,
+                                   size_t count, size_t channels) {
     const ck_v8 one = v8_set1(1.0f), zero = v8_zero();
     for (size_t row = 0; row < count; row += channels) {
         const float *x = input + row;
@@ -47,7 +47,7 @@ CK_SIMD8_FN static void silu_simd(const float *input, const float *scale, const 
 /// e^x for 16 lanes: v8_exp's steps (clamp, n = round(x log2 e), r by two fused steps, the same
 /// polynomial, 2^n through the exponent bits) on 16 lanes, so each lane is bit for bit the
 /// AVX2 result.
-CK_AVX512_INLINE __m512 z_exp(__m512 x) {
+CK_AVX512_INLINE __m512 exp_avx512(__m512 x) {
     x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
     const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -65,9 +65,9 @@ CK_AVX512_INLINE __m512 z_exp(__m512 x) {
     return _mm512_mul_ps(p, _mm512_castsi512_ps(scale));
 }
 
-/// silu_simd on 16 lanes (the last vector of a row masked), the same arithmetic lane by lane.
-CK_AVX512 static void silu_z(const float *input, const float *scale, const float *shift, float *output,
-                             size_t count, size_t channels) {
+/// silu_simd8 on 16 lanes (the last vector of a row masked), the same arithmetic lane by lane.
+CK_AVX512 static void silu_avx512(const float *input, const float *scale, const float *shift, float *output,
+                                  size_t count, size_t channels) {
     const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
     for (size_t row = 0; row < count; row += channels) {
         const float *x = input + row;
@@ -78,7 +78,7 @@ CK_AVX512 static void silu_z(const float *input, const float *scale, const float
             __m512 y = _mm512_maskz_loadu_ps(m, x + c);
             if (scale != NULL) y = _mm512_mul_ps(y, _mm512_maskz_loadu_ps(m, scale + c));
             if (shift != NULL) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(m, shift + c));
-            const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, z_exp(_mm512_sub_ps(zero, y))));
+            const __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, exp_avx512(_mm512_sub_ps(zero, y))));
             _mm512_mask_storeu_ps(out + c, m, _mm512_mul_ps(y, s));
         }
     }
@@ -90,13 +90,13 @@ void ck_silu(const float *input, const float *scale, const float *shift, float *
     if (count == 0 || channels == 0 || count % channels != 0) return;
 #if defined(CK_HAVE_X86)
     if (ck_use_avx512()) {
-        silu_z(input, scale, shift, output, count, channels);
+        silu_avx512(input, scale, shift, output, count, channels);
         return;
     }
 #endif
 #if defined(CK_SIMD8)
     if (ck_use_simd8()) {
-        silu_simd(input, scale, shift, output, count, channels);
+        silu_simd8(input, scale, shift, output, count, channels);
         return;
     }
 #endif
