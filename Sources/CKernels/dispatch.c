@@ -1,6 +1,8 @@
 // Run-time CPU feature detection and the dispatch level shared by all kernels.
 #include "CKernels.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +31,6 @@ static ck_isa detect(void) {
 #endif
 }
 
-// -1 means "not decided yet"; reads and writes are plain ints (benign: every thread computes
-// the same detected value, and overrides happen only in tests before kernels run).
-static volatile int g_active = -1;
-
 /// The level VISION_TASKS_KERNELS names ("portable", "avx2", "avx512", "neon"), or -1.
 static int requested_level(void) {
     const char *name = getenv("VISION_TASKS_KERNELS");
@@ -54,15 +52,36 @@ static ck_isa detect_capped(void) {
     return best;
 }
 
+/// The detected level, written once by detect_once (pthread_once orders the write before every
+/// read that follows ck_detected_isa's pthread_once call).
+static ck_isa g_detected;
+static pthread_once_t g_detected_once = PTHREAD_ONCE_INIT;
+
+static void detect_once(void) { g_detected = detect_capped(); }
+
 ck_isa ck_detected_isa(void) {
-    static volatile int detected = -1;
-    if (detected < 0) detected = (int)detect_capped();
-    return (ck_isa)detected;
+    pthread_once(&g_detected_once, detect_once);
+    return g_detected;
 }
 
+/// The level kernels dispatch to: -1 until the first kernel asks (it then becomes the detected
+/// level) or ck_set_isa sets one. Atomic, so that threads running kernels may read it while
+/// another thread sets it (ck_set_isa is meant to be called between kernel calls: a call that
+/// overlaps it may see the old level at one step and the new at another).
+static _Atomic int g_active = -1;
+
 ck_isa ck_active_isa(void) {
-    if (g_active < 0) g_active = (int)ck_detected_isa();
-    return (ck_isa)g_active;
+    int level = atomic_load_explicit(&g_active, memory_order_relaxed);
+    if (level < 0) {
+        // The first call: the detected level, unless ck_set_isa has set one meanwhile.
+        int unset = -1;
+        level = (int)ck_detected_isa();
+        if (!atomic_compare_exchange_strong_explicit(&g_active, &unset, level, memory_order_relaxed,
+                                                     memory_order_relaxed)) {
+            level = unset;
+        }
+    }
+    return (ck_isa)level;
 }
 
 /// Whether the CPU runs kernels of level `isa`: the portable level always, AVX2/FMA also on an
@@ -75,6 +94,6 @@ static int supported(ck_isa isa) {
 
 int ck_set_isa(ck_isa isa) {
     if (!supported(isa)) return 0;
-    g_active = (int)isa;
+    atomic_store_explicit(&g_active, (int)isa, memory_order_relaxed);
     return 1;
 }
