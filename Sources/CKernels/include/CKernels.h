@@ -1,10 +1,12 @@
 // CKernels: the hot loops of VisionTasks, in C.
 //
-// Every kernel has a portable C version and, where it pays, an AVX2/FMA version
-// (compiled with __attribute__((target("avx2,fma"))), so no special compiler flags are needed),
-// an AVX-512 version of the kernels where most of the time goes (convolutions), and a NEON
-// version on arm64. The version is chosen at run time from the CPU's features; tests can force
-// each level the CPU supports with ck_set_isa() to check it against the portable one.
+// Every kernel has a portable C version and, where it pays, an AVX2/FMA version (functions
+// compiled with __attribute__((target(...))), so no special compiler flags are needed), an
+// AVX-512 version of the kernels where most of the time goes (convolutions, SiLU, the
+// crop-rotate-resize blend), and NEON versions of the neural-network kernels on arm64 (written
+// once with their AVX2 versions, see ck_nn.h). The version is chosen at run time from the CPU's
+// features; tests can force each level the CPU supports with ck_set_isa() to check it against
+// the portable one.
 #ifndef VISIONTASKS_CKERNELS_H
 #define VISIONTASKS_CKERNELS_H
 
