@@ -106,12 +106,12 @@ final class ChannelPruningTests: XCTestCase {
 
     /// Every output of the block as stored, in double precision.
     static func references(_ b: Block, _ w: Weights) -> [[Float]] {
-        typealias Case = OperatorTests.ConvCase
+        typealias Case = ConvCase
         let expand = Case(h: b.height, w: b.width, c: b.inputs, oc: b.channels, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 3)
-        let e = OperatorTests.referenceConv(expand, w.input, w.expansion, w.expansionBias, depthwise: false).out
+        let e = referenceConv(expand, w.input, w.expansion, w.expansionBias, depthwise: false).out
         let dw = Case(h: b.height, w: b.width, c: b.channels, oc: b.channels, kh: b.kernel, kw: b.kernel, stride: b.stride, dilation: 1,
                       same: true, activation: 3)
-        let d = OperatorTests.referenceConv(dw, e, w.depthwise, w.depthwiseBias, depthwise: true).out
+        let d = referenceConv(dw, e, w.depthwise, w.depthwiseBias, depthwise: true).out
         if !b.meanHeads.isEmpty {
             let pixels = b.outHeight * b.outWidth
             let mean = (0..<b.channels).map { k in (0..<pixels).reduce(0.0) { $0 + Double(d[$1 * b.channels + k]) } / Double(pixels) }
@@ -121,7 +121,7 @@ final class ChannelPruningTests: XCTestCase {
         }
         let project = Case(h: b.outHeight, w: b.outWidth, c: b.channels, oc: b.outputs, kh: 1, kw: 1, stride: 1, dilation: 1, same: true,
                            activation: b.projectionActivation)
-        let p = OperatorTests.referenceConv(project, d, w.projection, w.projectionBias, depthwise: false).out
+        let p = referenceConv(project, d, w.projection, w.projectionBias, depthwise: false).out
         return [b.residual ? zip(p, w.input).map { $0 + $1 } : p]
     }
 
