@@ -19,6 +19,12 @@
 #define CK_AVX512_INLINE CK_AVX512 static inline __attribute__((always_inline))
 #endif
 
+/// `base` with an instruction set's suffix: CK_ISA_NAME(dw_span, avx512) is dw_span_avx512. For
+/// the headers that define one instruction set's kernels from a file's definitions (see
+/// dwconv/dwconv_fast_row.h).
+#define CK_ISA_NAME(base, isa) CK_ISA_NAME_(base, isa)
+#define CK_ISA_NAME_(base, isa) base##_##isa
+
 #define CK_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CK_MAX(a, b) ((a) > (b) ? (a) : (b))
 

@@ -59,26 +59,10 @@ CK_AVX512_INLINE void dw_span_avx512(const int W, const int K, const int S, cons
     }
 }
 
-#define DW_FAST_ROW dw_row_fast_avx512
+#define DW_ISA avx512
+#define DW_FN CK_AVX512
 #define DW_INLINE CK_AVX512_INLINE
 #define DW_VECTOR __m512
 #define DW_SET1 _mm512_set1_ps
-#define DW_SPAN dw_span_avx512
 #include "dwconv_fast_row.h"
-
-CK_AVX512 static void dw_row_3x3s1_avx512(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_avx512(3, 1, p, row, c_begin, c_end);
-}
-CK_AVX512 static void dw_row_3x3s2_avx512(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_avx512(3, 2, p, row, c_begin, c_end);
-}
-CK_AVX512 static void dw_row_5x5s1_avx512(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_avx512(5, 1, p, row, c_begin, c_end);
-}
-CK_AVX512 static void dw_row_5x5s2_avx512(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_avx512(5, 2, p, row, c_begin, c_end);
-}
-
-const dw_row_fn dw_fast_rows_avx512[DW_FAST_GEOMETRIES] = {dw_row_3x3s1_avx512, dw_row_3x3s2_avx512,
-                                                           dw_row_5x5s1_avx512, dw_row_5x5s2_avx512};
 #endif

@@ -1,18 +1,21 @@
-// The depthwise fast path's row driver, written once for every instruction set with a span
+// The depthwise fast path's row kernels, written once for every instruction set with a span
 // kernel (dwconv_simd8.c, dwconv_avx512.c): how a row is cut into spans of up to 8 output pixels
-// and which spans have every tap inside the input. A file defines the following, then includes
-// this header, which defines the driver and undefines them:
-//   DW_FAST_ROW  the driver's name: DW_FAST_ROW(K, S, p, row, c_begin, c_end), K and S constants
-//   DW_INLINE    the instruction set's always-inline function attribute
+// and which spans have every tap inside the input, for 3x3 and 5x5 kernels with strides 1 and 2.
+// A file defines its span kernel dw_span_<ISA> (with dw_span_simd8's parameters) and the
+// following, then includes this header, which defines the driver dw_row_fast_<ISA>, the row
+// kernels dw_row_3x3s1_<ISA> ... dw_row_5x5s2_<ISA> with their table dw_fast_rows_<ISA>
+// (dwconv_internal.h), and undefines them:
+//   DW_ISA       the instruction set's suffix (simd8, avx512)
+//   DW_FN        its kernels' function attribute; DW_INLINE its always-inline one
 //   DW_VECTOR    its vector type, and DW_SET1(x), x in every lane
-//   DW_SPAN      its span kernel: DW_SPAN(W, K, S, CHECKED, rows, ky_begin, ky_end, ix0, in_w, C,
-//                c_begin, c_end, packed, out, lo, hi, prelu), as dw_span_simd8 describes
-// (No include guard: each inclusion defines one driver.)
+// (No include guard: each inclusion defines one instruction set's kernels.)
+
+#define DW_NAME(base) CK_ISA_NAME(base, DW_ISA)
 
 /// One output row, channels [c_begin, c_end) (whole blocks), for a K x K kernel, stride S.
 /// Blocks of output pixels outside, channel blocks inside: the input pixels a block of output
 /// pixels reads stay in the L1 cache while all their channels are processed.
-DW_INLINE void DW_FAST_ROW(const int K, const int S, const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+DW_INLINE void DW_NAME(dw_row_fast)(const int K, const int S, const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
     const size_t C = p->channels, in_w = p->in_w, out_w = p->out_w;
     const dw_rows g = dw_row_geometry(p, row);
     const DW_VECTOR lo = DW_SET1(p->out_min), hi = DW_SET1(p->out_max);
@@ -35,8 +38,8 @@ DW_INLINE void DW_FAST_ROW(const int K, const int S, const ck_dwconv_params *p, 
         const ptrdiff_t ix0 = (ptrdiff_t)(ox * S) - (ptrdiff_t)p->pad_left;
         float *out = out_row + ox * C;
 #define CK_DW_SPAN(WW)                                                                                             \
-    if (inside) DW_SPAN(WW, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
-    else DW_SPAN(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
+    if (inside) DW_NAME(dw_span)(WW, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
+    else DW_NAME(dw_span)(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
         switch (W) {
         case 8: CK_DW_SPAN(8) break;
         case 7: CK_DW_SPAN(7) break;
@@ -52,8 +55,25 @@ DW_INLINE void DW_FAST_ROW(const int K, const int S, const ck_dwconv_params *p, 
     }
 }
 
-#undef DW_FAST_ROW
+DW_FN static void DW_NAME(dw_row_3x3s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_fast)(3, 1, p, row, c_begin, c_end);
+}
+DW_FN static void DW_NAME(dw_row_3x3s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_fast)(3, 2, p, row, c_begin, c_end);
+}
+DW_FN static void DW_NAME(dw_row_5x5s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_fast)(5, 1, p, row, c_begin, c_end);
+}
+DW_FN static void DW_NAME(dw_row_5x5s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_fast)(5, 2, p, row, c_begin, c_end);
+}
+
+const dw_row_fn DW_NAME(dw_fast_rows)[DW_FAST_GEOMETRIES] = {DW_NAME(dw_row_3x3s1), DW_NAME(dw_row_3x3s2),
+                                                             DW_NAME(dw_row_5x5s1), DW_NAME(dw_row_5x5s2)};
+
+#undef DW_NAME
+#undef DW_ISA
+#undef DW_FN
 #undef DW_INLINE
 #undef DW_VECTOR
 #undef DW_SET1
-#undef DW_SPAN

@@ -48,12 +48,12 @@ void dw_row_portable(const ck_dwconv_params *p, size_t row, size_t c_begin, size
 #if defined(CK_SIMD8)
 /// Any geometry, one pixel and 8 channels at a time (dwconv_simd8.c).
 CK_SIMD8_FN void dw_row_general_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end);
-/// The fast path with 8 channels per vector (dwconv_simd8.c).
+/// The fast path's row kernels with 8 channels per vector (dwconv_fast_row.h in dwconv_simd8.c).
 extern const dw_row_fn dw_fast_rows_simd8[DW_FAST_GEOMETRIES];
 #endif
 
 #if defined(CK_HAVE_X86)
-/// The fast path with 16 channels per vector (dwconv_avx512.c).
+/// The fast path's row kernels with 16 channels per vector (dwconv_fast_row.h in dwconv_avx512.c).
 extern const dw_row_fn dw_fast_rows_avx512[DW_FAST_GEOMETRIES];
 #endif
 

@@ -98,26 +98,10 @@ CK_SIMD8_INLINE void dw_span_simd8(const int W, const int K, const int S, const 
     }
 }
 
-#define DW_FAST_ROW dw_row_fast_simd8
+#define DW_ISA simd8
+#define DW_FN CK_SIMD8_FN
 #define DW_INLINE CK_SIMD8_INLINE
 #define DW_VECTOR ck_v8
 #define DW_SET1 v8_set1
-#define DW_SPAN dw_span_simd8
 #include "dwconv_fast_row.h"
-
-CK_SIMD8_FN static void dw_row_3x3s1_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_simd8(3, 1, p, row, c_begin, c_end);
-}
-CK_SIMD8_FN static void dw_row_3x3s2_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_simd8(3, 2, p, row, c_begin, c_end);
-}
-CK_SIMD8_FN static void dw_row_5x5s1_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_simd8(5, 1, p, row, c_begin, c_end);
-}
-CK_SIMD8_FN static void dw_row_5x5s2_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    dw_row_fast_simd8(5, 2, p, row, c_begin, c_end);
-}
-
-const dw_row_fn dw_fast_rows_simd8[DW_FAST_GEOMETRIES] = {dw_row_3x3s1_simd8, dw_row_3x3s2_simd8, dw_row_5x5s1_simd8,
-                                                          dw_row_5x5s2_simd8};
 #endif

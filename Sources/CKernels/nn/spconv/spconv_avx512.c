@@ -201,12 +201,7 @@ CK_AVX512_INLINE void sp_store_block_avx512(const ck_spconv_params *p, size_t i0
     }
 }
 
+#define SP_ISA avx512
 #define SP_FN CK_AVX512
-#define SP_TILE sp_tile_avx512
-#define SP_SHARED_TRANSPOSE sp_shared_transpose_avx512
-#define SP_SHARED sp_shared_avx512
-#define SP_LOAD_BLOCK sp_load_block_avx512
-#define SP_BLOCK_ANY sp_block_any_avx512
-#define SP_STORE_BLOCK sp_store_block_avx512
 #include "spconv_tile.h"
 #endif

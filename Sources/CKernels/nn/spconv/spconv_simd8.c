@@ -114,12 +114,7 @@ CK_SIMD8_INLINE void sp_block_any_simd8(size_t V, const sp_job *job, size_t blk,
     }
 }
 
+#define SP_ISA simd8
 #define SP_FN CK_SIMD8_FN
-#define SP_TILE sp_tile_simd8
-#define SP_SHARED_TRANSPOSE sp_shared_transpose_simd8
-#define SP_SHARED sp_shared_simd8
-#define SP_LOAD_BLOCK sp_load_block_simd8
-#define SP_BLOCK_ANY sp_block_any_simd8
-#define SP_STORE_BLOCK sp_store_block_simd8
 #include "spconv_tile.h"
 #endif
