@@ -18,6 +18,10 @@ struct PoseCommand: ParsableCommand {
             use). Google's official pose_landmarker_lite.task and pose_landmarker_heavy.task work \
             too: pass them with --model.
 
+            ML Kit's pose samples CSV (pose classification and repetition counting) from folders of \
+            example photos and videos, one folder per class: `vision-tasks pose samples FOLDER -o \
+            samples.csv` (see `vision-tasks pose samples --help`).
+
             Examples:
               vision-tasks pose person.jpg
               vision-tasks pose --num-poses 2 --masks masks/ group.jpg
@@ -27,10 +31,7 @@ struct PoseCommand: ParsableCommand {
                 | vision-tasks pose --raw 640x480:rgb24 -
               vision-tasks pose --api mlkit person.jpg    # ML Kit's PoseDetector
               vision-tasks pose --api vision person.jpg   # Vision's body pose request
-
-            ML Kit's pose samples CSV (pose classification and repetition counting) from folders of \
-            example photos and videos, one folder per class: `vision-tasks pose samples FOLDER -o \
-            samples.csv` (see `vision-tasks pose samples --help`).
+              vision-tasks pose samples workout/ -o samples.csv
             """)
 
     @OptionGroup var media: MediaOptions
