@@ -88,7 +88,7 @@ final class SquatCountingTests: XCTestCase {
             }
         }
         let csv = folder.appendingPathComponent("samples.csv").path
-        var command = try PoseSamplesCommand.parse([folder.appendingPathComponent("examples").path, "-o", csv, "--model", model])
+        let command = try PoseSamplesCommand.parse([folder.appendingPathComponent("examples").path, "-o", csv, "--model", model])
         try command.run()
         let samples = try PoseSample.samples(contentsOfCSVFile: csv)
         let sampleFrames = try samples.map { sample -> Int in
@@ -262,6 +262,73 @@ final class SquatCountingTests: XCTestCase {
         }
         print("squats: tracker over the clip twice: pose identifiers \(identifiers.sorted()), counts \(tracker.allRepetitionCounts)")
         XCTAssertEqual(tracker.allRepetitionCounts.values.map { $0["squats_down"] ?? 0 }.reduce(0, +), counter.count)
+    }
+
+    /// `vision-tasks pose --classify samples.csv --count squats_down` on the clip, with every
+    /// sample the command made (a user's run: no leave-one-out here, the fairness is the tests'
+    /// above): the text output ends with "squats_down: 2", the JSON lines carry each frame's
+    /// classification and the running count, and the annotated video has every frame.
+    func testTheCommandClassifiesAndCountsTheClip() throws {
+        let fixture = try Self.fixture.get()
+        let clip = try SharedTestData.file("media/video_pose_squats.mp4").path
+        let model = try SharedTestData.installedModel("pose_landmarker_full.task").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("squat-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = folder.appendingPathComponent("samples.csv").path
+        try Data(PoseSample.csv(fixture.samples).utf8).write(to: URL(fileURLWithPath: csv))
+        let text = folder.appendingPathComponent("counts.txt").path, lines = folder.appendingPathComponent("counts.jsonl").path
+        let annotated = folder.appendingPathComponent("counts.mp4").path
+        let common = [clip, "--classify", csv, "--count", "squats_down", "--model", model, "--no-progress"]
+        try PoseCommand.parse(common + ["--output-format", "text", "-o", text, "--annotate", annotated]).run()
+        try PoseCommand.parse(common + ["-o", lines]).run()
+
+        let textLines = try String(contentsOfFile: text, encoding: .utf8).split(separator: "\n")
+        print("squats: the command's text output ends: \(textLines.suffix(2).joined(separator: " / "))")
+        XCTAssertEqual(textLines.count, 66, "65 frames and the counts")
+        XCTAssertEqual(textLines.last.map(String.init), "\(clip): squats_down: 2")
+        XCTAssertTrue(textLines.first?.contains("| squats_up") ?? false, "\(textLines.first ?? "")")
+
+        let records = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n").map { line in
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(records.count, 65)
+        let counts = records.map { record -> Int? in
+            let pose = record["pose"] as? [String: Any]
+            let person = (pose?["classifications"] as? [[String: Any]])?.first
+            return (person?["repetitionCounts"] as? [String: Int])?["squats_down"]
+        }
+        XCTAssertEqual(counts.first, 0)
+        XCTAssertEqual(counts.last, 2)
+        XCTAssertEqual(counts.compactMap { $0 }.count, 65, "every frame has the running count")
+        let first = (records.first?["pose"] as? [String: Any])?["classifications"] as? [[String: Any]]
+        let confidences = (first?.first?["classification"] as? [String: Any])?["confidences"] as? [String: Double]
+        XCTAssertEqual(confidences?.values.reduce(0, +), 10, "the vote of the 10 nearest samples")
+        XCTAssertEqual(try VideoReader(path: annotated).info.declaredFrameCount, 65)
+    }
+
+    /// A class the samples lack, --count without --classify, and a broken CSV: errors that say so,
+    /// before any frame is read.
+    func testTheCommandRefusesBadClassificationArguments() throws {
+        let fixture = try Self.fixture.get()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("squat-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = folder.appendingPathComponent("samples.csv").path, broken = folder.appendingPathComponent("broken.csv").path
+        try Data(PoseSample.csv(fixture.samples).utf8).write(to: URL(fileURLWithPath: csv))
+        try Data("frame00,squats_up,1,2,3\n".utf8).write(to: URL(fileURLWithPath: broken))
+        let missing = folder.appendingPathComponent("missing.mp4").path
+        XCTAssertThrowsError(try PoseCommand.parse([missing, "--count", "squats_down"])) { error in
+            XCTAssertTrue(PoseCommand.message(for: error).contains("--count needs --classify"), "\(error)")
+        }
+        XCTAssertThrowsError(try PoseCommand.parse([missing, "--classify", csv, "--api", "mlkit"]))
+        XCTAssertThrowsError(try PoseCommand.parse([missing, "--classify", csv, "--count", "pushups_down"]).run()) { error in
+            XCTAssertTrue("\(error)".contains("pushups_down"), "\(error)")
+            XCTAssertTrue("\(error)".contains("squats_down"), "the known classes are listed: \(error)")
+        }
+        XCTAssertThrowsError(try PoseCommand.parse([missing, "--classify", broken]).run()) { error in
+            XCTAssertTrue("\(error)".contains("line 1"), "\(error)")
+        }
     }
 
     /// ML Kit's own samples: `fitness_pose_samples.csv` of googlesamples/mlkit

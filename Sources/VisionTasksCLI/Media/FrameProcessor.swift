@@ -32,8 +32,13 @@ protocol FrameProcessor {
     /// mode whose results go to `deliver` (on the task's result queue). nil when the
     /// processor has no live-stream mode; the driver then refuses the source.
     mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle?
+
+    /// Called after a video, raw stream or live source has been read to its end: the line that
+    /// closes its text output (`vision-tasks pose --classify`: the repetition counts), or nil.
+    mutating func end(input: MediaInput) -> String?
 }
 
 extension FrameProcessor {
     mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle? { nil }
+    mutating func end(input: MediaInput) -> String? { nil }
 }

@@ -59,6 +59,10 @@ struct MediaDriver {
                     guard let rawSpec else { continue }
                     try runRaw(input, spec: rawSpec, &processor, writer: writer, progress: progress, files: files)
                 }
+                if input.kind != .image, let line = processor.end(input: input) {
+                    progress.clear()
+                    try writer.writeClosingLine(line, file: input.path == "-" ? "<stdin>" : input.path)
+                }
             } catch let error as OutputError {
                 // A full disk or a closed pipe fails every later input too: stop here.
                 progress.clear()

@@ -23,6 +23,8 @@ struct Overlay: Sendable {
         var x: Int
         var y: Int
         var color: RGBColor = .white
+        /// How many times the image's usual text size (3: a count read from across the room).
+        var size: Int = 1
     }
 
     var points: [Point] = []
@@ -76,7 +78,12 @@ enum AnnotationRenderer {
         for line in overlay.lines { canvas.drawLine(from: line.from, to: line.to, width: line.width, color: line.color) }
         for point in overlay.points { canvas.fillCircle(x: point.x, y: point.y, radius: point.radius, color: point.color) }
         let textScale = max(1, max(image.width, image.height) / 400)
-        for label in overlay.labels { canvas.drawText(label.text, x: label.x, y: label.y, scale: textScale, color: label.color) }
+        for label in overlay.labels {
+            // As large as asked, but no larger than the width left of the image fits.
+            let fits = (image.width - label.x - 2) / max(1, Canvas.textSize(label.text, scale: 1).width)
+            let scale = max(1, min(textScale * label.size, fits))
+            canvas.drawText(label.text, x: label.x, y: label.y, scale: scale, color: label.color)
+        }
         return canvas.image
     }
 }

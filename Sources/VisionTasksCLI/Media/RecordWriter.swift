@@ -78,6 +78,13 @@ final class RecordWriter {
         }
     }
 
+    /// In the text format, the closing line of an input (`file: line`); nothing in JSON and
+    /// JSONL, whose records already hold what the line sums up.
+    func writeClosingLine(_ line: String, file: String) throws {
+        guard format == .text else { return }
+        try emit(Data("\(file): \(line)\n".utf8))
+    }
+
     /// Ends the JSON array and closes the file. `createIfEmpty`: create the (empty) output even
     /// when no record was written (a successful run over no inputs).
     func finish(createIfEmpty: Bool = false) throws {

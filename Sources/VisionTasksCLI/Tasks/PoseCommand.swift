@@ -32,10 +32,12 @@ struct PoseCommand: ParsableCommand {
               vision-tasks pose --api mlkit person.jpg    # ML Kit's PoseDetector
               vision-tasks pose --api vision person.jpg   # Vision's body pose request
               vision-tasks pose samples workout/ -o samples.csv
+              vision-tasks pose --classify samples.csv --count squats_down squats.mp4
             """)
 
     @OptionGroup var media: MediaOptions
     @OptionGroup var pose: PoseTaskOptions
+    @OptionGroup(title: "Pose classification and repetition counting") var classification: PoseClassificationOptions
 
     @Option(help: "Print the results as this API gives them: mediapipe (PoseLandmarker), mlkit (ML Kit's PoseDetector: one person, pixels; docs/mlkit.md) or vision (Apple Vision's body pose request, 19 joints, up to --num-poses people; docs/apple-vision.md). mlkit and vision ignore the confidence thresholds and refuse --masks.")
     var api: PoseAPIOption = .mediapipe
@@ -46,6 +48,9 @@ struct PoseCommand: ParsableCommand {
         if api != .mediapipe, media.masks != nil {
             throw ValidationError(
                 "--masks is for --api mediapipe: ML Kit's PoseDetector and Vision's body pose request give no segmentation masks")
+        }
+        if api != .mediapipe, classification.samplesPath != nil {
+            throw ValidationError("--classify is for --api mediapipe (the ML Kit API's own PoseClassifierProcessor is in VisionTasksMLKit)")
         }
     }
 
@@ -60,9 +65,10 @@ struct PoseCommand: ParsableCommand {
                 modelPath: try pose.model.modelPath(default: .poseLandmarkerFullBundle), maximumBodyCount: pose.numPoses)
             return try processor.run(media: media)
         }
+        let session = try classification.makeTracker().map(PoseRepetitionSession.init)
         var processor = TaskFrameProcessor.poses(
             modelPath: try pose.model.modelPath(default: .poseLandmarkerFullBundle), settings: pose,
-            writesMasks: media.masks != nil)
+            writesMasks: media.masks != nil, classification: session)
         try processor.run(media: media)
     }
 }

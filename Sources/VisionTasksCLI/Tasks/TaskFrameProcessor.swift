@@ -19,21 +19,38 @@ struct TaskFrameProcessor<Task>: FrameProcessor {
     /// How the task runs in live-stream mode; nil when it has none (the ML Kit and Vision
     /// façades), then live sources are refused.
     private let live: LiveHooks<Task>?
+    /// What the processor keeps from frame to frame of one input besides the task (the pose
+    /// classification's tracker); nil for none.
+    private let inputState: InputState?
 
     private var imageTask: Task?
     private var current: Task?
     private var mode = RunningMode.image
 
-    init(resultKey: String, makeTask: @escaping MakeTask, process: @escaping Process, live: LiveHooks<Task>? = nil) {
+    init(
+        resultKey: String, makeTask: @escaping MakeTask, process: @escaping Process, live: LiveHooks<Task>? = nil,
+        inputState: InputState? = nil
+    ) {
         self.resultKey = resultKey
         self.makeTask = makeTask
         self.processImage = process
         self.live = live
+        self.inputState = inputState
+    }
+
+    /// State that lives as long as one input: started before its first frame, and asked for
+    /// the closing line of its text output after its last.
+    struct InputState {
+        /// Starts the state afresh for an input in `mode`.
+        var begin: (_ mode: RunningMode) -> Void
+        /// The line that closes the input's text output, or nil.
+        var end: () -> String?
     }
 
     /// A fresh live-stream task for a live source (MediaPipe's `.liveStream` mode).
     mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle? {
         guard let live else { return nil }
+        inputState?.begin(.liveStream)
         let (task, delegate) = try live.make(deliver)
         return LiveTaskHandle(
             submit: { image, timestamp in try live.submit(task, image, timestamp) },
@@ -53,7 +70,10 @@ struct TaskFrameProcessor<Task>: FrameProcessor {
     mutating func begin(input: MediaInput, mode: RunningMode) throws {
         current = try task(for: mode)
         self.mode = mode
+        inputState?.begin(mode)
     }
+
+    mutating func end(input: MediaInput) -> String? { inputState?.end() }
 
     mutating func process(image: MPImage, timestampInMilliseconds: Int, frameIndex: Int) throws -> FrameOutput {
         let task = try current ?? task(for: .image)
