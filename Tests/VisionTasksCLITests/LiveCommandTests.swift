@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MediaIO
 import TestSupport
+import VisionTasks
 @testable import VisionTasksCLI
 import XCTest
 
@@ -221,6 +222,29 @@ final class LiveCommandTests: XCTestCase {
             }
             XCTAssertGreaterThan(found.count, written.count / 2, "\(run.command): \(found.count) of \(written.count)")
         }
+    }
+
+    /// `pose --classify --live` on the squat clip read in real time (13 s): the live-stream
+    /// task's results are classified and counted as they come, and the text output ends with
+    /// the counts of the two complete squats (samples: every labelled frame, SquatCountingTests).
+    func testPoseClassifyCountsALiveSource() throws {
+        let samples = try SquatCountingTests.fixture.get().samples
+        let csv = dir.appendingPathComponent("samples.csv").path
+        try Data(PoseSample.csv(samples).utf8).write(to: URL(fileURLWithPath: csv))
+        let squats = try SharedTestData.file("media/video_pose_squats.mp4").path
+        let output = dir.appendingPathComponent("squats.txt").path
+        let child = try start(
+            ["pose", "--live", "--classify", csv, "--count", "squats_down", "--output-format", "text", "-o", output,
+             "--model", try SharedTestData.installedModel("pose_landmarker_full.task").path, squats],
+            name: "pose-classify")
+        defer { child.kill() }
+        XCTAssertEqual(child.wait(seconds: 180), 0, child.errorText())
+        let stderr = child.errorText()
+        let count = try XCTUnwrap(counts(stderr), stderr)
+        let written = lines(output)
+        print("live squats: \(count.processed) of \(count.received) frames processed; last line: \(written.last ?? "")")
+        XCTAssertEqual(written.count, count.processed + 1, "a line per processed frame, then the counts")
+        XCTAssertEqual(written.last, "\(squats): squats_down: 2", stderr)
     }
 
     /// UDP has no end-of-stream message: a sender that stops ends the run normally after
