@@ -57,7 +57,7 @@ public enum PoseClassificationError: Error, Sendable, Equatable, CustomStringCon
         case let .notText(line):
             return "line \(line): not UTF-8 text"
         case let .tooLarge(bytes, limit):
-            return "the samples CSV has \(bytes) bytes, more than the limit of \(limit)"
+            return "the samples CSV is larger than the limit of \(limit) bytes (\(bytes) bytes or more)"
         case let .tooManySamples(limit):
             return "the samples CSV holds more than \(limit) samples (the limit)"
         case let .degeneratePose(line, name):

@@ -50,8 +50,9 @@ extension PoseSample {
             throw PoseClassificationError.cannotRead(path: path, reason: "\(error.localizedDescription)")
         }
         guard data.count <= limits.maximumBytes else {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? data.count
-            throw PoseClassificationError.tooLarge(bytes: size, limit: limits.maximumBytes)
+            // A device or a pipe has no size (0): then the bytes read are what is known.
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            throw PoseClassificationError.tooLarge(bytes: max(size, data.count), limit: limits.maximumBytes)
         }
         return try samples(csv: data, limits: limits)
     }

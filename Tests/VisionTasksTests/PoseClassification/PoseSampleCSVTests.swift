@@ -128,6 +128,11 @@ final class PoseSampleCSVTests: XCTestCase {
             XCTAssertEqual(error as? PoseClassificationError, .tooLarge(bytes: text.utf8.count, limit: 1000))
         }
         XCTAssertEqual(try PoseSample.samples(contentsOfCSVFile: file.path).count, 5)
+        // A device of endless bytes has no size: what was read says it is too large.
+        XCTAssertThrowsError(try PoseSample.samples(contentsOfCSVFile: "/dev/zero", limits: limits)) { error in
+            XCTAssertEqual(error as? PoseClassificationError, .tooLarge(bytes: 1001, limit: 1000))
+            XCTAssertEqual("\(error)", "the samples CSV is larger than the limit of 1000 bytes (1001 bytes or more)")
+        }
         XCTAssertThrowsError(try PoseSample.samples(contentsOfCSVFile: folder.path)) { error in
             XCTAssertEqual(error as? PoseClassificationError, .cannotRead(path: folder.path, reason: "a directory, not a CSV file"))
         }
