@@ -104,47 +104,39 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     ck_parallel_for(pool, job->m_outer ? job->m_tiles : job->m_tiles * panel_groups, gemm_range, job);
 }
 
+/// The fields ck_gemm_params and ck_igemm_params share, copied into a zeroed job.
+#define GEMM_JOB_FROM_PARAMS(job, p)                  \
+    do {                                              \
+        memset(&(job), 0, sizeof(job));               \
+        (job).m = (p)->m;                             \
+        (job).n = (p)->n;                             \
+        (job).k = (p)->k;                             \
+        (job).packed = (const char *)(p)->packed;     \
+        (job).f16 = (p)->weights_f16 != 0;            \
+        (job).c = (p)->c;                             \
+        (job).c_stride = (p)->c_stride;               \
+        (job).lo = (p)->out_min;                      \
+        (job).hi = (p)->out_max;                      \
+        (job).residual = (p)->residual;               \
+        (job).residual_stride = (p)->residual_stride; \
+        (job).lo2 = (p)->sum_min;                     \
+        (job).hi2 = (p)->sum_max;                     \
+        (job).prelu = (p)->prelu;                     \
+    } while (0)
+
 void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {
     gemm_job job;
-    memset(&job, 0, sizeof job);
-    job.m = p->m;
-    job.n = p->n;
-    job.k = p->k;
+    GEMM_JOB_FROM_PARAMS(job, p);
     job.taps = 1;
     job.a = p->a;
     job.a_stride = p->a_stride;
-    job.packed = (const char *)p->packed;
-    job.f16 = p->weights_f16 != 0;
-    job.c = p->c;
-    job.c_stride = p->c_stride;
-    job.lo = p->out_min;
-    job.hi = p->out_max;
-    job.residual = p->residual;
-    job.residual_stride = p->residual_stride;
-    job.lo2 = p->sum_min;
-    job.hi2 = p->sum_max;
-    job.prelu = p->prelu;
     run_gemm(&job, pool);
 }
 
 void ck_igemm(const ck_igemm_params *p, ck_threadpool *pool) {
     gemm_job job;
-    memset(&job, 0, sizeof job);
-    job.m = p->m;
-    job.n = p->n;
-    job.k = p->k;
+    GEMM_JOB_FROM_PARAMS(job, p);
     job.taps = p->taps;
     job.indirection = p->indirection;
-    job.packed = (const char *)p->packed;
-    job.f16 = p->weights_f16 != 0;
-    job.c = p->c;
-    job.c_stride = p->c_stride;
-    job.lo = p->out_min;
-    job.hi = p->out_max;
-    job.residual = p->residual;
-    job.residual_stride = p->residual_stride;
-    job.lo2 = p->sum_min;
-    job.hi2 = p->sum_max;
-    job.prelu = p->prelu;
     run_gemm(&job, pool);
 }
