@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 
@@ -9,44 +8,32 @@ import Darwin
 #endif
 
 /// SIGTERM and SIGINT while `VisionServer.run` serves: the first starts the drain, every later
-/// one (a second Ctrl-C, a supervisor that insists) closes every connection at once. Installed
-/// with `signal(SIG_IGN)` and a `DispatchSourceSignal` per signal; `remove()` gives the
-/// signals their default actions back.
+/// one (a second Ctrl-C, a supervisor that insists) closes every connection at once. `remove()`
+/// gives the signals their default actions back (`TerminationSignals`).
 final class ShutdownSignals: @unchecked Sendable {
-    private static let handled: [Int32] = [SIGTERM, SIGINT]
     private let lock = NSLock()
-    private var sources: [DispatchSourceSignal] = []
     private var received = 0
+    private var signals: TerminationSignals?
 
     /// Calls `action(false)` on the first signal and `action(true)` on each later one.
     static func install(logger: Logger, action: @escaping @Sendable (_ again: Bool) -> Void) -> ShutdownSignals {
-        let signals = ShutdownSignals()
-        for number in handled {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInitiated))
-            source.setEventHandler { [weak signals] in
-                guard let signals else { return }
-                let count = signals.lock.withLock {
-                    signals.received += 1
-                    return signals.received
-                }
-                let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
-                logger.info("\(name)\(count > 1 ? " again: closing every connection now" : ": shutting down")")
-                action(count > 1)
+        let shutdown = ShutdownSignals()
+        let signals = TerminationSignals { [weak shutdown] number in
+            guard let shutdown else { return }
+            let count = shutdown.lock.withLock {
+                shutdown.received += 1
+                return shutdown.received
             }
-            source.resume()
-            signals.sources.append(source)
+            let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
+            logger.info("\(name)\(count > 1 ? " again: closing every connection now" : ": shutting down")")
+            action(count > 1)
         }
-        return signals
+        shutdown.lock.withLock { shutdown.signals = signals }
+        return shutdown
     }
 
     /// Gives SIGTERM and SIGINT their default actions back.
     func remove() {
-        let removed = lock.withLock { () -> [DispatchSourceSignal] in
-            defer { sources = [] }
-            return sources
-        }
-        for source in removed { source.cancel() }
-        for number in Self.handled { signal(number, SIG_DFL) }
+        lock.withLock { signals }?.remove()
     }
 }

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import MediaIO
+import VisionTasksServer
 
 #if canImport(Glibc)
 import Glibc
@@ -14,26 +14,19 @@ import Darwin
 /// completed, the dropped-frame count printed, exit status 0. A second signal quits at once
 /// (status 128 + signal), for a finish that would take too long.
 ///
-/// Installed with `signal(SIG_IGN)` and a `DispatchSourceSignal` per signal, removed (default
-/// actions back) by `remove()`.
+/// The signals are taken over by the server's `TerminationSignals` and given back by `remove()`.
 final class StopSignals: @unchecked Sendable {
     private let lock = NSLock()
-    private var sources: [DispatchSourceSignal] = []
+    private var signals: TerminationSignals?
     private var received: Int32?
     private var current: InterruptToken?
     private var handlers: [@Sendable (_ signal: Int32, _ again: Bool) -> Void] = []
-    private static let handled: [Int32] = [SIGINT, SIGTERM]
 
     /// Takes over SIGINT and SIGTERM until `remove()`.
     static func install() -> StopSignals {
         let stop = StopSignals()
-        for number in handled {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInitiated))
-            source.setEventHandler { [weak stop] in stop?.receive(number) }
-            source.resume()
-            stop.sources.append(source)
-        }
+        let signals = TerminationSignals { [weak stop] number in stop?.receive(number) }
+        stop.lock.withLock { stop.signals = signals }
         return stop
     }
 
@@ -78,11 +71,6 @@ final class StopSignals: @unchecked Sendable {
 
     /// Gives SIGINT and SIGTERM their default actions back.
     func remove() {
-        let removed = lock.withLock { () -> [DispatchSourceSignal] in
-            defer { sources = [] }
-            return sources
-        }
-        for source in removed { source.cancel() }
-        for number in Self.handled { signal(number, SIG_DFL) }
+        lock.withLock { signals }?.remove()
     }
 }
