@@ -39,7 +39,7 @@ final class EnginePool: @unchecked Sendable {
     /// start for the default settings of every task, so that the first request is fast).
     func warmUp(_ settings: TaskSettings) throws {
         let engine = try library.makeEngine(settings, mode: .image)
-        lock.withLock { pinned.insert(settings) }
+        lock.withLock { _ = pinned.insert(settings) }
         giveBack(engine)
     }
 

@@ -30,7 +30,8 @@ extension TrackedPoseClassification {
 
     /// "squats_down 9.0/10, squats_down: 2": the top class, then the counts.
     func summary(confidenceRange: Int) -> String {
-        ([topClass(confidenceRange: confidenceRange)] + repetitionCounts.keys.sorted().map { "\($0): \(repetitionCounts[$0] ?? 0)" })
-            .joined(separator: ", ")
+        repetitionCounts.isEmpty
+            ? topClass(confidenceRange: confidenceRange)
+            : topClass(confidenceRange: confidenceRange) + ", " + PoseRepetitionSession.countsText(repetitionCounts)
     }
 }

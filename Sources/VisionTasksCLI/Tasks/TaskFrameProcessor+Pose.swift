@@ -45,7 +45,7 @@ extension TaskFrameProcessor where Task == PoseLandmarker {
     static func poseOutput(
         _ result: PoseLandmarkerResult, image: MPImage, classification: PoseRepetitionSession? = nil
     ) throws -> FrameOutput {
-        let classified = classification?.classify(result, image: image)
+        let classified = classification?.tracker.process(result, imageWidth: image.width, imageHeight: image.height)
         let range = classification?.tracker.classifier.confidenceRange ?? 0
         var overlay = Overlay()
         for (i, pose) in result.landmarks.enumerated() {

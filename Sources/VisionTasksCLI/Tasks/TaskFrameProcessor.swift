@@ -41,8 +41,8 @@ struct TaskFrameProcessor<Task>: FrameProcessor {
     /// State that lives as long as one input: started before its first frame, and asked for
     /// the closing line of its text output after its last.
     struct InputState {
-        /// Starts the state afresh for an input in `mode`.
-        var begin: (_ mode: RunningMode) -> Void
+        /// Starts the state afresh for an input.
+        var begin: () -> Void
         /// The line that closes the input's text output, or nil.
         var end: () -> String?
     }
@@ -50,7 +50,7 @@ struct TaskFrameProcessor<Task>: FrameProcessor {
     /// A fresh live-stream task for a live source (MediaPipe's `.liveStream` mode).
     mutating func beginLive(input: MediaInput, deliver: @escaping LiveDelivery) throws -> LiveTaskHandle? {
         guard let live else { return nil }
-        inputState?.begin(.liveStream)
+        inputState?.begin()
         let (task, delegate) = try live.make(deliver)
         return LiveTaskHandle(
             submit: { image, timestamp in try live.submit(task, image, timestamp) },
@@ -70,7 +70,7 @@ struct TaskFrameProcessor<Task>: FrameProcessor {
     mutating func begin(input: MediaInput, mode: RunningMode) throws {
         current = try task(for: mode)
         self.mode = mode
-        inputState?.begin(mode)
+        inputState?.begin()
     }
 
     mutating func end(input: MediaInput) -> String? { inputState?.end() }
