@@ -9,7 +9,9 @@ import VisionTasks
 ///      "events": [{"event": "thumbsUp", "hand": 3, "handedness": "Right", "timestampInMilliseconds": 4012}],
 ///      "processingMilliseconds": 31.2, "droppedFrames": 3}
 ///
-/// Pose sessions carry `poseIdentifiers` instead, and no events.
+/// Pose sessions carry `poseIdentifiers` instead, and no events; with a workout, also
+/// `classifications`: per pose, ML Kit's classification, smoothed, and the repetition counts
+/// (`TrackedPoseClassification`, as `vision-tasks pose --classify` writes it).
 struct LiveAnswer: Encodable {
     var task: TaskKind
     /// The frame's number in the session (1 for the first processed frame).
@@ -22,6 +24,8 @@ struct LiveAnswer: Encodable {
     var processingMilliseconds: Double
     /// Frames of this session replaced by a newer one before they were processed, so far.
     var droppedFrames: Int
+    /// The workout's classifications, per pose in the order of the landmarks (nil: no workout).
+    var classifications: [TrackedPoseClassification]? = nil
 
     func encode(to encoder: any Encoder) throws {
         let record = FrameRecord(
@@ -35,6 +39,7 @@ struct LiveAnswer: Encodable {
         try c.encode(droppedFrames, forKey: .init("droppedFrames"))
         if task == .pose {
             try c.encode(output.identifiers, forKey: .init("poseIdentifiers"))
+            try c.encodeIfPresent(classifications, forKey: .init("classifications"))
         } else {
             try c.encode(output.identifiers, forKey: .init("handIdentifiers"))
             try c.encode(output.events, forKey: .init("events"))
@@ -93,5 +98,29 @@ struct LiveReadyAnswer: Encodable {
         try c.encode(settings.minTrackingConfidence, forKey: .minTrackingConfidence)
         try c.encode(maxImageBytes, forKey: .maxImageBytes)
         try c.encode(maxImagePixels, forKey: .maxImagePixels)
+    }
+}
+
+/// Sent after each workout message: what the session now classifies and counts, e.g.
+/// `{"type": "workout", "active": true, "classes": ["squats_down", "squats_up"],
+/// "sampleCounts": {"squats_down": 21, "squats_up": 24}, "countedClasses": ["squats_down"],
+/// "confidenceRange": 10}`; `{"type": "workout", "active": false}` after a stop.
+struct LiveWorkoutAnswer: Encodable {
+    /// The session's tracker (nil: no workout).
+    var tracker: PoseClassificationTracker?
+
+    private enum Keys: String, CodingKey {
+        case type, active, classes, sampleCounts, countedClasses, confidenceRange
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode("workout", forKey: .type)
+        try c.encode(tracker != nil, forKey: .active)
+        guard let tracker else { return }
+        try c.encode(tracker.classifier.classNames, forKey: .classes)
+        try c.encode(tracker.classifier.sampleCounts, forKey: .sampleCounts)
+        try c.encode(tracker.countedClasses, forKey: .countedClasses)
+        try c.encode(tracker.classifier.confidenceRange, forKey: .confidenceRange)
     }
 }

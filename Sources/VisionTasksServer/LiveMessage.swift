@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a live session makes of one client message before any task runs: a frame to decode and
-/// process, or options that replace the session's settings. A message that is neither throws the
+/// process, options that replace the session's settings, or a workout message. A message that is neither throws the
 /// `ServerError` the session answers with (and the session goes on).
 ///
 /// `VisionServer.runSession` reads every WebSocket message through these initialisers; so does
@@ -12,6 +12,8 @@ enum LiveMessage: Sendable {
     case frame(LiveFrame)
     /// A text message: the session's settings with the message's options applied.
     case options(TaskSettings)
+    /// A text message whose object has the key `workout`: pose classification and counting.
+    case workout(WorkoutRequest)
 
     /// A binary message is a frame (`LiveFrame`): `badMessage` when it is too short to hold a
     /// timestamp and an image, or its timestamp is negative.
@@ -19,13 +21,33 @@ enum LiveMessage: Sendable {
         self = .frame(try LiveFrame(message: bytes))
     }
 
-    /// A text message is a JSON object of options applied on top of `settings`: `badMessage`
-    /// when it is longer than `limits.maxTextBytes` or not a JSON object, `badOption` for an
+    /// A text message is a JSON object of options applied on top of `settings`, or a workout
+    /// message (`WorkoutRequest`): `badMessage` when it is longer than `limits.maxTextBytes`
+    /// (`limits.maxSamplesBytes` for a workout message) or not a JSON object, `badOption` for an
     /// unknown name or a value out of range.
     init(text: String, settings: TaskSettings, limits: ServerLimits) throws(ServerError) {
-        guard text.utf8.count <= limits.maxTextBytes else {
+        let bytes = text.utf8.count
+        guard bytes <= max(limits.maxTextBytes, limits.maxSamplesBytes) else {
+            throw ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes (a workout message to \(limits.maxSamplesBytes))")
+        }
+        if Self.isWorkout(text) {
+            guard settings.task == .pose else {
+                throw ServerError(code: .badMessage, message: "a workout counts poses: switch the session to the pose task first ({\"task\": \"pose\"})")
+            }
+            self = .workout(try WorkoutRequest(text: text, limits: limits))
+            return
+        }
+        guard bytes <= limits.maxTextBytes else {
             throw ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes")
         }
         self = .options(try settings.applying(json: text))
+    }
+
+    /// Whether `text` is a JSON object with the key `workout`.
+    private static func isWorkout(_ text: String) -> Bool {
+        guard text.contains("\"\(WorkoutRequest.key)\""),
+            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+        else { return false }
+        return object[WorkoutRequest.key] != nil
     }
 }

@@ -17,6 +17,8 @@ final class LiveSession: @unchecked Sendable {
 
     private let lock = NSLock()
     private var engine: TaskEngine
+    /// The workout's classifier and counters (pose sessions), kept when options change.
+    private var workout: PoseClassificationTracker?
     private var waiting: LiveFrame?
     private var pendingSettings: TaskSettings?
     private var busy = false
@@ -47,6 +49,29 @@ final class LiveSession: @unchecked Sendable {
         switch message {
         case .frame(let frame): submit(frame)
         case .options(let settings): reconfigure(settings)
+        case .workout(let request): startWorkout(request)
+        }
+    }
+
+    /// A workout message: a new tracker (counts from zero), counts reset, or no workout; then
+    /// the `workout` answer. The frame in work (if any) finishes with the tracker it began with.
+    func startWorkout(_ request: WorkoutRequest) {
+        do throws(ServerError) {
+            switch request {
+            case .start(let samples, let count):
+                let tracker = try WorkoutRequest.makeTracker(samples: samples, count: count)
+                lock.withLock { workout = tracker }
+            case .reset:
+                guard let tracker = lock.withLock({ workout }) else {
+                    throw ServerError(code: .badMessage, message: "there is no workout to reset: send its samples first")
+                }
+                tracker.reset()
+            case .stop:
+                lock.withLock { workout = nil }
+            }
+            answer(LiveWorkoutAnswer(tracker: lock.withLock { workout }))
+        } catch {
+            fail(error, timestamp: nil)
         }
     }
 
@@ -122,10 +147,11 @@ final class LiveSession: @unchecked Sendable {
     }
 
     private func process(_ frame: LiveFrame) {
-        let (engine, dropped) = lock.withLock { (self.engine, self.dropped) }
+        let (engine, dropped, workout) = lock.withLock { (self.engine, self.dropped, self.workout) }
         let started = DispatchTime.now().uptimeNanoseconds
         do throws(ServerError) {
             let (image, output) = try Self.run(frame, on: engine, limits: limits)
+            let classifications = output.pose.flatMap { workout?.process($0, imageWidth: image.width, imageHeight: image.height) }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             metrics.processedFrame(engine.settings.task, seconds: seconds, live: true)
             let number = lock.withLock {
@@ -136,7 +162,7 @@ final class LiveSession: @unchecked Sendable {
                 LiveAnswer(
                     task: engine.settings.task, frame: number, width: image.width, height: image.height,
                     timestampInMilliseconds: frame.timestampInMilliseconds, output: output,
-                    processingMilliseconds: seconds * 1000, droppedFrames: dropped))
+                    processingMilliseconds: seconds * 1000, droppedFrames: dropped, classifications: classifications))
         } catch {
             fail(error, timestamp: frame.timestampInMilliseconds)
         }

@@ -23,6 +23,8 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case imageTooLarge
         /// A live message is not a frame or an options message.
         case badMessage
+        /// A workout's samples cannot be used (not ML Kit's CSV, one class, too few samples).
+        case badSamples
         /// The server already has its maximum number of live sessions.
         case tooManySessions
         /// The server already has its maximum number of HTTP task requests in progress.
@@ -56,7 +58,7 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
 
     var status: HTTPResponse.Status {
         switch code {
-        case .badOption, .badImage, .badMessage, .taskFailed, .badRequest: return .badRequest
+        case .badOption, .badImage, .badMessage, .badSamples, .taskFailed, .badRequest: return .badRequest
         case .imageTooLarge: return .contentTooLarge
         case .tooManySessions, .serverBusy, .tooManyConnections, .shuttingDown: return .serviceUnavailable
         case .notFound: return .notFound

@@ -16,6 +16,11 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxImagePixels = 4096 * 4096
     /// The largest text message on a live session (an options message), in bytes (default 64 KiB).
     public var maxTextBytes = 64 << 10
+    /// The largest workout message on a live session (ML Kit's samples CSV in a text message),
+    /// in bytes (default 2 MiB: about 2,500 samples). A session reads no message longer than
+    /// `maxImageBytes` (or `maxTextBytes`): one that is closes the session with 1009, whatever
+    /// this limit.
+    public var maxSamplesBytes = 2 << 20
     /// The most HTTP task requests in progress at once, from the first byte of their body to
     /// the answer (default 16): one more is answered 503 `serverBusy` at once, before its body
     /// is read. Each holds up to `maxImageBytes` twice while it waits for a core, so this
@@ -72,7 +77,11 @@ public struct ServerLimits: Sendable, Hashable {
     /// The most bytes of headers a request may have (more: 431).
     public static let maxHeaderBytes = 32 << 10
 
-    /// The largest `maxImageBytes` and `maxTextBytes`: 1 GiB (a WebSocket message must stay
+    /// The largest WebSocket message a live session reads: a frame (its image and timestamp) or
+    /// a text message, whichever may be longer. Longer ones close the session with 1009.
+    var largestLiveMessageBytes: Int { max(maxImageBytes + LiveFrame.headerSize, maxTextBytes) }
+
+    /// The largest `maxImageBytes`, `maxTextBytes` and `maxSamplesBytes`: 1 GiB (a WebSocket message must stay
     /// below 4 GiB, and a request body is held in memory).
     public static let largestMessageBytes = 1 << 30
 
@@ -81,7 +90,7 @@ public struct ServerLimits: Sendable, Hashable {
 
     /// Throws `ServerConfigurationError` for a limit out of range.
     func validate() throws(ServerConfigurationError) {
-        for (name, value) in [("maxImageBytes", maxImageBytes), ("maxTextBytes", maxTextBytes)]
+        for (name, value) in [("maxImageBytes", maxImageBytes), ("maxTextBytes", maxTextBytes), ("maxSamplesBytes", maxSamplesBytes)]
         where !(1...Self.largestMessageBytes).contains(value) {
             throw ServerConfigurationError(
                 "\(name) must be from 1 to \(Self.largestMessageBytes) bytes (1 GiB), not \(value)")

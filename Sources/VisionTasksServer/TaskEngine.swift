@@ -48,7 +48,7 @@ final class TaskEngine: @unchecked Sendable {
                 video
                 ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
                 : try landmarker.detect(image: image)
-            return TaskOutput(result: PoseRecord(result), identifiers: result.poseIdentifiers, events: [])
+            return TaskOutput(result: PoseRecord(result), identifiers: result.poseIdentifiers, events: [], pose: result)
         }
     }
 }
@@ -62,4 +62,6 @@ struct TaskOutput: @unchecked Sendable {
     var identifiers: [Int]
     /// The gesture events this frame completed (live hand sessions).
     var events: [GestureEvent]
+    /// The pose task's result, for a live session's workout (nil for hand tasks).
+    var pose: PoseLandmarkerResult? = nil
 }

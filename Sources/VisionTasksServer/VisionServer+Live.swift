@@ -97,7 +97,7 @@ extension VisionServer {
                     settings: session.settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels))
             var failure: (any Error)?
             do {
-                for try await message in inbound.messages(maxSize: max(limits.maxImageBytes + LiveFrame.headerSize, limits.maxTextBytes)) {
+                for try await message in inbound.messages(maxSize: limits.largestLiveMessageBytes) {
                     activity.touch()
                     // What a message means is decided by LiveMessage (which the live fuzz target
                     // drives too); what cannot be used is an error answer and the session goes on.

@@ -82,7 +82,7 @@ public struct VisionServer: Sendable {
                     maxHeaderFieldSize: ServerLimits.maxHeaderBytes, maxHeaderListSize: ServerLimits.maxHeaderBytes,
                     maxHeaderFieldCount: ServerLimits.maxHeaderCount)),
             ws: .init(
-                maxFrameSize: max(limits.maxImageBytes + LiveFrame.headerSize, limits.maxTextBytes),
+                maxFrameSize: limits.largestLiveMessageBytes,
                 closeTimeout: Self.sessionCloseGrace, validateUTF8: true))
         let (connections, origins, metrics) = (connections, origins, metrics)
         let server = HTTPServerBuilder { responder in

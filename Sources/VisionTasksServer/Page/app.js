@@ -1,5 +1,6 @@
 // VisionTasks demo page: camera frames to the server over a WebSocket, landmarks and gestures
-// drawn over a mirrored preview, and a stack of cards swiped by thumbs up / thumbs down.
+// drawn over a mirrored preview, a stack of cards swiped by thumbs up / thumbs down, and on the
+// Pose tab a workout: poses recorded as ML Kit samples, then repetitions counted by the server.
 // Plain JavaScript, no build step, nothing loaded from other hosts.
 'use strict';
 
@@ -71,6 +72,7 @@ function connect() {
   socket.onopen = () => {
     demo.connected = true; reconnectDelay = 1000; inFlight = false;
     setStatus('connected'); showMessage(cameraProblem);
+    if (workout.active && task === 'pose') startCounting();  // a new session: the workout again, counts from zero
   };
   socket.onmessage = (message) => onAnswer(JSON.parse(message.data));
   socket.onclose = (close) => {
@@ -107,7 +109,12 @@ function sendFrame() {
 
 function onAnswer(answer) {
   if (answer.type === 'ready') { task = answer.task; return; }
+  if (answer.type === 'workout') { onWorkout(answer); return; }
   if (answer.type === 'error') {
+    // An error about no frame (timestamp) answers a message, such as a workout's samples.
+    if (answer.timestampInMilliseconds === undefined && answer.error.code === 'badSamples') {
+      demo.errors.push(answer.error); workoutMessage(answer.error.message); return;
+    }
     inFlight = false;
     demo.errors.push(answer.error);
     if (answer.error.code === 'tooManySessions') showMessage('The server is full: ' + answer.error.message);
@@ -123,6 +130,7 @@ function onAnswer(answer) {
   $('server-time').textContent = answer.processingMilliseconds.toFixed(1) + ' ms';
   $('dropped').textContent = answer.droppedFrames;
   setStatus('live');
+  if (answer.task === 'pose') onPoseResult(answer);
   draw(answer);
   for (const event of answer.events || []) onEvent(event);
 }
@@ -157,6 +165,7 @@ function draw(answer) {
       const [x, y] = point(p);
       ctx.beginPath(); ctx.arc(x, y, 4, 0, 2 * Math.PI); ctx.fill();
     }
+    if (answer.task === 'pose' && i === 0 && workout.active) drawCount(answer);
     if (answer.task !== 'pose') {
       const side = ((result.handedness || [])[i] || [])[0];
       const gesture = ((result.gestures || [])[i] || [])[0];
@@ -171,6 +180,113 @@ function draw(answer) {
     }
   });
 }
+
+// ---------- workout ----------
+// Samples are ML Kit's CSV lines (name,class,x1,y1,z1,...,x33,y33,z33: pixels, z in the scale of
+// x), made here from the server's pose answers; the server classifies and counts with them.
+const RECORD_LIMIT = 60;  // samples recorded per class at most
+const workout = demo.workout = {
+  recording: null, samples: { up: [], down: [] }, loaded: [], active: false,
+  countedClasses: [], count: 0, counts: {}, topClass: '', confidence: 0, history: [],
+};
+const exerciseName = () => ($('exercise').value.trim() || 'exercise').replace(/[^A-Za-z0-9_-]/g, '_');
+function workoutMessage(text) { $('workout-message').textContent = text; }
+function showSamples() {
+  $('samples-up').textContent = workout.samples.up.length;
+  $('samples-down').textContent = workout.samples.down.length;
+  $('samples-loaded').textContent = workout.loaded.length ? `· loaded ${workout.loaded.length}` : '';
+  for (const kind of ['up', 'down']) {
+    const button = $('record-' + kind), recording = workout.recording === kind;
+    button.classList.toggle('recording', recording);
+    button.textContent = recording ? `Stop (${workout.samples[kind].length})` : `Record ${kind}`;
+  }
+}
+function record(kind) {
+  workout.recording = workout.recording === kind ? null : kind;
+  if (workout.recording) { workout.samples[kind] = []; workoutMessage(`Hold the ${kind} position; recording…`); }
+  else workoutMessage('');
+  showSamples();
+}
+function allSamples() {
+  return workout.loaded.concat(workout.samples.up, workout.samples.down);
+}
+function startCounting() {
+  const lines = allSamples();
+  if (!lines.length) { workoutMessage('Record up and down first, or load a samples CSV.'); return; }
+  if (!socket || socket.readyState !== WebSocket.OPEN) { workoutMessage('Not connected to the server.'); return; }
+  workout.recording = null; showSamples();
+  // Count the classes that end in _down (ML Kit's sample counts pushups_down and squats_down).
+  const classes = [...new Set(lines.map((line) => line.split(',')[1]))];
+  const count = classes.filter((name) => name.endsWith('_down'));
+  const body = { samples: lines.join('\n') + '\n' };
+  if (count.length) body.count = count;
+  socket.send(JSON.stringify({ workout: body }));
+}
+function onWorkout(answer) {
+  workout.active = answer.active;
+  workout.countedClasses = answer.countedClasses || [];
+  workout.count = 0; workout.counts = {}; workout.topClass = '';
+  $('rep-count').textContent = answer.active ? '0' : '–';
+  $('rep-class').textContent = '';
+  workoutMessage(answer.active
+    ? `Counting ${workout.countedClasses.join(', ') || 'nothing: no class has enough samples'} (${answer.classes.map((c) => `${c}: ${answer.sampleCounts[c]}`).join(', ')} samples)`
+    : 'Counting stopped.');
+}
+function onPoseResult(answer) {
+  const pose = (answer.pose.landmarks || [])[0];
+  demo.lastPose = pose || null;
+  if (workout.recording && pose && workout.samples[workout.recording].length < RECORD_LIMIT) {
+    const kind = workout.recording, list = workout.samples[kind], name = exerciseName();
+    const values = [];
+    for (const p of pose) values.push((p.x * answer.width).toFixed(2), (p.y * answer.height).toFixed(2), (p.z * answer.width).toFixed(2));
+    list.push(`${name}_${kind}_${list.length + 1},${name}_${kind},${values.join(',')}`);
+    if (list.length >= RECORD_LIMIT) { workout.recording = null; workoutMessage(`Recorded ${RECORD_LIMIT} ${kind} samples.`); }
+    showSamples();
+  }
+  const first = (answer.classifications || [])[0];
+  if (!workout.active || !first) return;
+  workout.counts = first.repetitionCounts;
+  const count = workout.countedClasses.reduce((sum, name) => sum + (first.repetitionCounts[name] || 0), 0);
+  if (count !== workout.count) workout.history.push({ count, frame: answer.frame, timestampInMilliseconds: answer.timestampInMilliseconds });
+  workout.count = count;
+  const confidences = first.smoothedClassification.confidences;
+  const top = Object.keys(confidences).sort((a, b) => confidences[b] - confidences[a])[0] || '';
+  workout.topClass = top; workout.confidence = confidences[top] || 0;
+  $('rep-count').textContent = String(count);
+  $('rep-class').textContent = top ? `${top} ${workout.confidence.toFixed(1)}` : 'no pose';
+}
+function drawCount(answer) {
+  ctx.save();
+  ctx.font = 'bold 120px system-ui, sans-serif'; ctx.textBaseline = 'top';
+  ctx.lineWidth = 8; ctx.strokeStyle = 'rgba(0, 0, 0, .7)'; ctx.fillStyle = '#fff';
+  ctx.strokeText(String(workout.count), 20, 16); ctx.fillText(String(workout.count), 20, 16);
+  ctx.font = 'bold 22px system-ui, sans-serif'; ctx.lineWidth = 5;
+  const label = workout.topClass || '';
+  ctx.strokeText(label, 24, 146); ctx.fillText(label, 24, 146);
+  ctx.restore();
+}
+function saveSamples() {
+  const lines = allSamples();
+  const link = $('samples-save');
+  if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
+  link.href = URL.createObjectURL(new Blob([lines.join('\n') + (lines.length ? '\n' : '')], { type: 'text/csv' }));
+  link.download = `${exerciseName()}_samples.csv`;
+}
+async function loadSamples(file) {
+  if (!file) return;
+  if (file.size > 2 * 1024 * 1024) { workoutMessage('That file is over 2 MiB, the most the server takes.'); return; }
+  const text = await file.text();
+  workout.loaded = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  workoutMessage(`Loaded ${workout.loaded.length} samples from ${file.name}.`);
+  showSamples();
+}
+$('record-up').onclick = () => record('up');
+$('record-down').onclick = () => record('down');
+$('count-start').onclick = startCounting;
+$('count-reset').onclick = () => { if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ workout: { reset: true } })); };
+$('count-stop').onclick = () => { if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ workout: { stop: true } })); };
+$('samples-save').onclick = saveSamples;
+$('samples-file').onchange = (event) => loadSamples(event.target.files[0]);
 
 // ---------- cards ----------
 let deck = [];
