@@ -6,9 +6,16 @@ import VisionTasks
 /// letterboxed into the frame (nearest pixel) and held for a number of frames.
 enum Y4MClip {
     static func write(_ stills: [(path: String, frames: Int)], to url: URL, width: Int = 640, height: Int = 480, fps: Int = 15) throws {
+        try write(
+            images: stills.map { (try ImageDecoder.decode(contentsOfFile: $0.path).pixels, $0.frames) },
+            to: url, width: width, height: height, fps: fps)
+    }
+
+    /// The same from decoded images (video frames, say), each held for a number of frames.
+    static func write(images: [(image: PixelBuffer, frames: Int)], to url: URL, width: Int, height: Int, fps: Int) throws {
         var data = Data("YUV4MPEG2 W\(width) H\(height) F\(fps):1 Ip A1:1\n".utf8)
-        for still in stills {
-            let frame = try yuv420(ImageDecoder.decode(contentsOfFile: still.path).pixels.convertedToRGB8(), width: width, height: height)
+        for still in images {
+            let frame = try yuv420(still.image.convertedToRGB8(), width: width, height: height)
             for _ in 0..<still.frames {
                 data.append(contentsOf: Array("FRAME\n".utf8))
                 data.append(contentsOf: frame)

@@ -108,12 +108,16 @@ function sendFrame() {
 }
 
 function onAnswer(answer) {
-  if (answer.type === 'ready') { task = answer.task; return; }
+  if (answer.type === 'ready') {
+    // The view chosen before the session was open (or while it reconnected) wins.
+    if (answer.task !== task) socket.send(JSON.stringify({ task }));
+    return;
+  }
   if (answer.type === 'workout') { onWorkout(answer); return; }
   if (answer.type === 'error') {
     // An error about no frame (timestamp) answers a message, such as a workout's samples.
     if (answer.timestampInMilliseconds === undefined && answer.error.code === 'badSamples') {
-      demo.errors.push(answer.error); workoutMessage(answer.error.message); return;
+      demo.errors.push(answer.error); workoutMessage(answer.error.message, true); return;
     }
     inFlight = false;
     demo.errors.push(answer.error);
@@ -190,7 +194,10 @@ const workout = demo.workout = {
   countedClasses: [], count: 0, counts: {}, topClass: '', confidence: 0, history: [],
 };
 const exerciseName = () => ($('exercise').value.trim() || 'exercise').replace(/[^A-Za-z0-9_-]/g, '_');
-function workoutMessage(text) { $('workout-message').textContent = text; }
+function workoutMessage(text, problem) {
+  const m = $('workout-message');
+  m.textContent = text; m.classList.toggle('problem', Boolean(problem));
+}
 function showSamples() {
   $('samples-up').textContent = workout.samples.up.length;
   $('samples-down').textContent = workout.samples.down.length;
@@ -212,8 +219,8 @@ function allSamples() {
 }
 function startCounting() {
   const lines = allSamples();
-  if (!lines.length) { workoutMessage('Record up and down first, or load a samples CSV.'); return; }
-  if (!socket || socket.readyState !== WebSocket.OPEN) { workoutMessage('Not connected to the server.'); return; }
+  if (!lines.length) { workoutMessage('Record up and down first, or load a samples CSV.', true); return; }
+  if (!socket || socket.readyState !== WebSocket.OPEN) { workoutMessage('Not connected to the server.', true); return; }
   workout.recording = null; showSamples();
   // Count the classes that end in _down (ML Kit's sample counts pushups_down and squats_down).
   const classes = [...new Set(lines.map((line) => line.split(',')[1]))];
@@ -225,7 +232,7 @@ function startCounting() {
 function onWorkout(answer) {
   workout.active = answer.active;
   workout.countedClasses = answer.countedClasses || [];
-  workout.count = 0; workout.counts = {}; workout.topClass = '';
+  workout.count = 0; workout.counts = {}; workout.topClass = ''; workout.history = [];
   $('rep-count').textContent = answer.active ? '0' : '–';
   $('rep-class').textContent = '';
   workoutMessage(answer.active
@@ -274,7 +281,7 @@ function saveSamples() {
 }
 async function loadSamples(file) {
   if (!file) return;
-  if (file.size > 2 * 1024 * 1024) { workoutMessage('That file is over 2 MiB, the most the server takes.'); return; }
+  if (file.size > 2 * 1024 * 1024) { workoutMessage('That file is over 2 MiB, the most the server takes.', true); return; }
   const text = await file.text();
   workout.loaded = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   workoutMessage(`Loaded ${workout.loaded.length} samples from ${file.name}.`);
