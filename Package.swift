@@ -154,8 +154,6 @@ let package = Package(
             name: "VisionTasksServerTests",
             dependencies: [
                 "VisionTasksServer", "VisionTasks", "MediaIO", "TestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

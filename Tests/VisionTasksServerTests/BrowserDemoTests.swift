@@ -1,6 +1,4 @@
 import Foundation
-import HummingbirdWSClient
-import Logging
 import ServiceLifecycle
 import TestSupport
 import XCTest
@@ -80,7 +78,7 @@ final class BrowserDemoTests: XCTestCase {
         defer { browser.close() }
         let pageURL = try await browser.debuggerURL()
         let pageState = "JSON.stringify({demo: window.visionTasksDemo, message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent})"
-        try await DevTools.run(url: pageURL) { devtools in
+        _ = try await DevTools.run(url: pageURL) { devtools in
             func waitFor(_ what: String, _ condition: ([String: Any], String) -> Bool) async throws -> String {
                 var last = "{}"
                 for _ in 0..<120 {  // up to 60 s
@@ -281,31 +279,37 @@ final class ChromiumPage {
     }
 }
 
-/// A minimal DevTools protocol client: commands with ids, answers matched by id.
+/// A minimal DevTools protocol client over `LiveClient`: commands with ids, answers matched by id.
 struct DevTools {
-    var reader: LiveReaderRaw
-    let outbound: WebSocketOutboundWriter
+    let client: LiveClient
     var nextID = 1
 
+    /// Connects to a page's `ws://127.0.0.1:PORT/devtools/page/ID`, runs `body`, closes.
     static func run<T: Sendable>(url: String, _ body: @escaping @Sendable (inout DevTools) async throws -> T) async throws -> T {
-        let result = ResultBox<T>()
-        var logger = Logger(label: "devtools")
-        logger.logLevel = .warning
-        try await WebSocketClient.connect(url: url, configuration: .init(maxFrameSize: 1 << 26), logger: logger) { inbound, outbound, _ in
-            var devtools = DevTools(reader: LiveReaderRaw(inbound), outbound: outbound)
-            result.value = try await body(&devtools)
-            try await outbound.close(.normalClosure, reason: nil)
+        guard let parts = URLComponents(string: url), let port = parts.port, parts.host == "127.0.0.1" else {
+            throw ServerFixture.TestFailure("not a local DevTools address: \(url)")
         }
-        guard let value = result.value else { throw ServerFixture.TestFailure("DevTools session ended early") }
-        return value
+        let client = try await offThePool { try LiveClient(port: port, path: parts.percentEncodedPath, receiveTimeout: 120) }
+        var devtools = DevTools(client: client)
+        do {
+            let value = try await body(&devtools)
+            try await client.close(.normalClosure, reason: nil)
+            client.abort()
+            return value
+        } catch {
+            client.abort()
+            throw error
+        }
     }
 
     mutating func command(_ method: String, _ params: [String: Any]) async throws -> [String: Any] {
         let id = nextID
         nextID += 1
         let data = try JSONSerialization.data(withJSONObject: ["id": id, "method": method, "params": params])
-        try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
-        while let message = try await reader.next() {
+        try await client.write(.text(String(decoding: data, as: UTF8.self)))
+        while let received = try await client.next() {
+            guard case .text(let text) = received else { continue }
+            let message = try ServerFixture.json(text)
             if message["id"] as? Int == id {
                 if let error = message["error"] { throw ServerFixture.TestFailure("DevTools \(method): \(error)") }
                 return message["result"] as? [String: Any] ?? [:]
@@ -326,17 +330,6 @@ struct DevTools {
             throw ServerFixture.TestFailure("no screenshot")
         }
         return png
-    }
-}
-
-/// Reads JSON text messages from a WebSocket (any `type`).
-struct LiveReaderRaw {
-    var iterator: WebSocketInboundMessageStream.AsyncIterator
-    init(_ inbound: WebSocketInboundStream) { iterator = inbound.messages(maxSize: 1 << 26).makeAsyncIterator() }
-    mutating func next() async throws -> [String: Any]? {
-        guard let message = try await iterator.next() else { return nil }
-        guard case .text(let text) = message else { return [:] }
-        return try ServerFixture.json(text)
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import HummingbirdTesting
 import MediaIO
 import NIOCore
 import TestSupport

@@ -29,10 +29,15 @@ final class LiveClient: @unchecked Sendable {
     private var receivedClose: LiveClose?
 
     /// Connects and upgrades to `/v1/live?query`; reads give up after `receiveTimeout` seconds.
-    init(port: Int, query: String, receiveTimeout: Int = 60) throws {
+    convenience init(port: Int, query: String, receiveTimeout: Int = 60) throws {
+        try self.init(port: port, path: "/v1/live?\(query)", receiveTimeout: receiveTimeout)
+    }
+
+    /// Connects and upgrades to `path` on localhost (Chromium's DevTools speak WebSocket too).
+    init(port: Int, path: String, receiveTimeout: Int = 60) throws {
         raw = try RawClient(port: port)
         raw.setReceiveTimeout(seconds: receiveTimeout)
-        let head = try raw.upgrade(query: query)
+        let head = try raw.upgrade(path: path)
         guard head.hasPrefix("HTTP/1.1 101") else { throw ServerFixture.TestFailure("the upgrade was refused: \(head)") }
     }
 

@@ -70,7 +70,12 @@ final class RawClient: @unchecked Sendable {
 
     /// Upgrades to a live session.
     func upgrade(query: String = "task=gesture") throws -> String {
-        try send(Array("GET /v1/live?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8))
+        try upgrade(path: "/v1/live?\(query)")
+    }
+
+    /// Upgrades `path` to a WebSocket (a live session, or Chromium's DevTools).
+    func upgrade(path: String) throws -> String {
+        try send(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".utf8))
         return try readHead()
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Logging
 import MediaIO
 import NIOCore
@@ -95,13 +94,23 @@ struct LiveReader {
 }
 
 extension VisionServer {
-    /// Runs `test` against this server on a free port of localhost.
+    /// Runs `test` against this server on a free port of localhost (its application alone, as a
+    /// service group runs it), with an HTTP client for that port; then shuts the server down.
     @discardableResult
-    func withLive<T: Sendable>(_ test: @escaping @Sendable (any TestClientProtocol, Int) async throws -> T) async throws -> T {
-        try await makeApplication().test(.live) { client in
-            guard let port = client.port else { throw ServerFixture.TestFailure("no port") }
-            return try await test(client, port)
+    func withLive<T: Sendable>(_ test: @escaping @Sendable (HTTPTestClient, Int) async throws -> T) async throws -> T {
+        let port = PortBox()
+        let group = ServiceGroup(configuration: .init(services: [makeApplication { port.set($0) }], logger: logger))
+        let running = Task { try await group.run() }
+        let outcome: Result<T, any Error>
+        do {
+            let bound = try await port.wait()
+            outcome = .success(try await test(HTTPTestClient(port: bound), bound))
+        } catch {
+            outcome = .failure(error)
         }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        return try outcome.get()
     }
 }
 

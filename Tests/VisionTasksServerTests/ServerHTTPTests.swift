@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
 import MediaIO
 import NIOCore
 import TestSupport

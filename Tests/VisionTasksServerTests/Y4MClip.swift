@@ -15,7 +15,7 @@ enum Y4MClip {
     static func write(images: [(image: PixelBuffer, frames: Int)], to url: URL, width: Int, height: Int, fps: Int) throws {
         var data = Data("YUV4MPEG2 W\(width) H\(height) F\(fps):1 Ip A1:1\n".utf8)
         for still in images {
-            let frame = try yuv420(still.image.convertedToRGB8(), width: width, height: height)
+            let frame = yuv420(still.image.convertedToRGB8(), width: width, height: height)
             for _ in 0..<still.frames {
                 data.append(contentsOf: Array("FRAME\n".utf8))
                 data.append(contentsOf: frame)

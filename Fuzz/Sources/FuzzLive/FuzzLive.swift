@@ -16,7 +16,9 @@ import VisionTasks
 ///   the first step of `LiveSession.run`, or all of `LiveSession.run` with a real task when
 ///   `FUZZ_SERVER_TASKS=1` (a video-mode instance per session and per options message, as the
 ///   server makes them; slow);
-/// - every answer (ready, result, error) encoded by `LiveSession.text(of:)`, as sent.
+/// - a workout message through `WorkoutRequest` (ML Kit's samples CSV read within the limit)
+///   and the tracker it makes, as `LiveSession.startWorkout` does;
+/// - every answer (ready, result, workout, error) encoded by `LiveSession.text(of:)`, as sent.
 ///
 /// Checked beyond "no crash": every message gets exactly one answer, every answer encodes to a
 /// JSON object of its type, errors carry a code this path can give and a message, and a frame
@@ -45,9 +47,10 @@ public func fuzzLive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             switch read {
             case .options(let new): session.reconfigure(new)
             case .frame(let frame): session.process(frame)
+            case .workout(let request): try session.startWorkout(request)
             }
         } catch {
-            checkError(error, timestamp: nil, allowed: [.badMessage, .badOption])
+            checkError(error, timestamp: nil, allowed: [.badMessage, .badOption, .badSamples])
         }
     }
     return 0
@@ -58,6 +61,7 @@ struct Session {
     private(set) var settings: TaskSettings
     let limits: ServerLimits
     private var engine: TaskEngine?
+    private var workout: PoseClassificationTracker?
     private var processed = 0
 
     init(settings: TaskSettings, limits: ServerLimits) {
@@ -85,6 +89,22 @@ struct Session {
         fuzzCheck(ready["task"] as? String == new.task.rawValue, "the ready answer names another task: \(ready)")
     }
 
+    /// A workout message: a tracker from its samples, counts reset or no tracker, then the
+    /// workout answer, as `LiveSession.startWorkout` sends it.
+    mutating func startWorkout(_ request: WorkoutRequest) throws(ServerError) {
+        fuzzCheck(settings.task == .pose, "a workout was read on a \(settings.task.rawValue) session")
+        switch request {
+        case .start(let samples, let count):
+            workout = try WorkoutRequest.makeTracker(samples: samples, count: count)
+        case .reset:
+            workout?.reset()
+        case .stop:
+            workout = nil
+        }
+        let answer = checkAnswer(LiveSession.text(of: LiveWorkoutAnswer(tracker: workout)), type: "workout")
+        fuzzCheck(answer["active"] as? Bool == (workout != nil), "the workout answer's active is wrong: \(answer)")
+    }
+
     /// A frame: decoded within the limits (and run on the task when tasks run), then its answer.
     mutating func process(_ frame: LiveFrame) {
         fuzzCheck(frame.timestampInMilliseconds >= 0, "a negative timestamp was accepted")
@@ -95,10 +115,12 @@ struct Session {
                 let output: TaskOutput
                 (image, output) = try LiveSession.run(frame, on: engine, limits: limits)
                 processed += 1
+                let classifications = output.pose.flatMap { workout?.process($0, imageWidth: image.width, imageHeight: image.height) }
                 let result = checkAnswer(
                     LiveSession.text(of: LiveAnswer(
                         task: engine.settings.task, frame: processed, width: image.width, height: image.height,
-                        timestampInMilliseconds: timestamp, output: output, processingMilliseconds: 0, droppedFrames: 0)),
+                        timestampInMilliseconds: timestamp, output: output, processingMilliseconds: 0, droppedFrames: 0,
+                        classifications: classifications)),
                     type: "result")
                 fuzzCheck(result["timestampInMilliseconds"] as? Int == timestamp, "the result has another timestamp")
             } else {

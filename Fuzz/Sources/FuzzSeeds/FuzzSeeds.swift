@@ -470,6 +470,37 @@ func serverSeeds(_ seeds: inout SeedWriter, media: URL) throws {
         try seeds.add("live", "option-\(name)-\(query)", LiveSessionInput.encode(
             tight: false, query: "\(name)=\(query)", messages: [.text("{\"\(name)\": \(json)}"), liveFrame(png, timestamp: 1)]))
     }
+    // Workout messages (WorkoutSessionTests): samples of two classes, then frames, a reset and a
+    // stop; and bad ones, each followed by a frame. The landmarks are made up (a spread of points
+    // per sample): the CSV reader and the classifier take any finite pose with a body.
+    func workoutSamples(_ classes: [String]) -> String {
+        classes.enumerated().map { i, name in
+            let values = (0..<99).map { j in String(Float((i * 7 + j * 13) % 97) * 3.5 + Float(j)) }
+            return "s\(i),\(name)," + values.joined(separator: ",") + "\n"
+        }.joined()
+    }
+    func workout(_ body: String) -> FuzzLiveMessage { .text("{\"workout\": \(body)}") }
+    func quoted(_ text: String) -> String { "\"" + text.replacingOccurrences(of: "\n", with: "\\n") + "\"" }
+    let eight = workoutSamples(Array(repeating: "up", count: 8) + Array(repeating: "down", count: 8))
+    try seeds.add("live", "workout-start-reset-stop", LiveSessionInput.encode(tight: false, query: "task=pose", messages: [
+        workout("{\"samples\": \(quoted(eight)), \"count\": [\"down\"]}"), liveFrame(png, timestamp: 1),
+        workout("{\"reset\": true}"), liveFrame(png, timestamp: 2), .text("{\"numPoses\": 2}"),
+        workout("{\"stop\": true}"), liveFrame(png, timestamp: 3),
+    ]))
+    let badWorkouts: [(String, FuzzLiveMessage)] = [
+        ("number", workout("3")), ("empty", workout("{}")), ("unknown-key", workout("{\"speed\": 2}")),
+        ("reset-without", workout("{\"reset\": true}")), ("beside-option", .text("{\"workout\": {\"stop\": true}, \"numPoses\": 2}")),
+        ("one-class", workout("{\"samples\": \(quoted(workoutSamples(Array(repeating: "up", count: 12))))}")),
+        ("four-samples", workout("{\"samples\": \(quoted(workoutSamples(["up", "down", "up", "down"])))}")),
+        ("columns", workout("{\"samples\": \"a,b,1,2,3\\n\"}")), ("count-unknown", workout("{\"samples\": \(quoted(eight)), \"count\": [\"c\"]}")),
+    ]
+    for (name, message) in badWorkouts {
+        try seeds.add("live", "bad-workout-\(name)", LiveSessionInput.encode(
+            tight: false, query: "task=pose", messages: [message, liveFrame(png, timestamp: 1)]))
+    }
+    try seeds.add("live", "bad-workout-on-gesture", LiveSessionInput.encode(
+        tight: false, query: "task=gesture", messages: [workout("{\"samples\": \(quoted(eight))}"), liveFrame(jpeg, timestamp: 1)]))
+
     // LiveSessionTests' bad messages, each followed by a good frame; and the refused URLs.
     let tooLong = String(repeating: "x", count: 300)
     let bad: [(String, FuzzLiveMessage)] = [

@@ -9,12 +9,14 @@ import VisionTasksServer
 /// `vision-tasks serve` (`ServerLimits()`); set, `tightLimits`, small enough that the fuzzer can
 /// cross every limit within an input of a few kilobytes.
 public enum ServerFuzzInput {
-    /// Limits a few-kilobyte input can exceed: 1500 bytes, 64 x 64 pixels, 200-byte text messages.
+    /// Limits a few-kilobyte input can exceed: 1500 bytes, 64 x 64 pixels, 200-byte text messages,
+    /// 3000-byte workout messages.
     public static let tightLimits: ServerLimits = {
         var limits = ServerLimits()
         limits.maxImageBytes = 1500
         limits.maxImagePixels = 64 * 64
         limits.maxTextBytes = 200
+        limits.maxSamplesBytes = 3000
         return limits
     }()
 
