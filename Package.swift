@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "VisionTasksTests",
             dependencies: [
-                "VisionTasks", "VisionTasksModelInstaller", "MediaIO", "TestSupport",
+                "VisionTasks", "VisionTasksModelInstaller", "MediaIO", "LiteInterpreter", "TestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
         .testTarget(name: "VisionTasksModelInstallerTests", dependencies: ["VisionTasksModelInstaller", "VisionTasks", "TestSupport"]),
@@ -149,7 +149,12 @@ let package = Package(
         .testTarget(
             name: "VisionTasksAppleVisionTests",
             dependencies: ["VisionTasksAppleVision", "VisionTasksAppleVisionMedia", "VisionTasks", "MediaIO", "TestSupport"]),
-        .testTarget(name: "VisionTasksCLITests", dependencies: ["VisionTasksCLI", "VisionTasksModelInstaller", "TestSupport"]),
+        .testTarget(
+            name: "VisionTasksCLITests",
+            dependencies: [
+                "VisionTasksCLI", "VisionTasks", "VisionTasksModelInstaller", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(
             name: "VisionTasksServerTests",
             dependencies: [
@@ -164,3 +169,12 @@ let package = Package(
         ),
     ]
 )
+
+// Our Swift targets spell existential types `any P` and import every module whose members they
+// use (both are the default in Swift 7's language mode).
+for target in package.targets where target.type != .system && target.type != .binary && target.type != .plugin {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,3 +1,4 @@
+import Foundation
 import VisionTasks
 
 /// Where each `ModelFile` comes from and what its bytes must hash to: the install manifest.

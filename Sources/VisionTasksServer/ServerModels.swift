@@ -1,3 +1,4 @@
+import Foundation
 import VisionTasks
 
 /// The `.task` bundles the server runs, one per task; each is read from disk once, when the

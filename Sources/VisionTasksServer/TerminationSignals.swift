@@ -15,7 +15,7 @@ package final class TerminationSignals: @unchecked Sendable {
     /// The signals taken over.
     package static let handled: [Int32] = [SIGINT, SIGTERM]
     private let lock = NSLock()
-    private var sources: [DispatchSourceSignal] = []
+    private var sources: [any DispatchSourceSignal] = []
 
     /// Takes over SIGINT and SIGTERM; `handler` gets the signal's number.
     package init(handler: @escaping @Sendable (_ signal: Int32) -> Void) {
@@ -30,7 +30,7 @@ package final class TerminationSignals: @unchecked Sendable {
 
     /// Gives SIGINT and SIGTERM their default actions back.
     package func remove() {
-        let removed = lock.withLock { () -> [DispatchSourceSignal] in
+        let removed = lock.withLock { () -> [any DispatchSourceSignal] in
             defer { sources = [] }
             return sources
         }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 import NIOWebSocket
 import VisionTasks

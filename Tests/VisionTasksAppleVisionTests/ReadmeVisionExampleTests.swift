@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 import TestSupport
 import VisionTasks
 import VisionTasksAppleVision

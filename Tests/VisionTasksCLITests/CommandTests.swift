@@ -1,4 +1,5 @@
 @testable import VisionTasksCLI
+import ArgumentParser
 import XCTest
 
 final class CommandTests: XCTestCase {

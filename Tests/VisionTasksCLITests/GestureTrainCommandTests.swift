@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestSupport
 @testable import VisionTasksCLI
+import VisionTasks
 import XCTest
 
 /// `vision-tasks gesture train` and `gesture evaluate`, and that `vision-tasks gesture FILE...`

@@ -1,4 +1,5 @@
 import Foundation
+import NIOWebSocket
 import ServiceLifecycle
 import TestSupport
 import XCTest

@@ -1,6 +1,8 @@
 import Foundation
+import HTTPTypes
 import MediaIO
 import NIOCore
+import NIOWebSocket
 import TestSupport
 import VisionTasks
 import XCTest

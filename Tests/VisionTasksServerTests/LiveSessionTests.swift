@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MediaIO
 import NIOCore
 import NIOWebSocket

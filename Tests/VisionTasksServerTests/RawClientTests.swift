@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import NIOCore
+import NIOWebSocket
 import ServiceLifecycle
 import TestSupport
 import VisionTasks

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOWebSocket
 import TestSupport
 import XCTest

@@ -1,5 +1,7 @@
 import Foundation
+import MediaIO
 import NIOCore
+import NIOWebSocket
 import TestSupport
 import VisionTasks
 import XCTest

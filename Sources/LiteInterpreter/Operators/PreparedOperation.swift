@@ -1,3 +1,5 @@
+import Foundation
+
 /// An operator after model preparation: validated against its tensors' shapes, with constant
 /// work (weight packing) done. Immutable and shared by every `Interpreter` of a `Model`.
 protocol PreparedOperation: Sendable {

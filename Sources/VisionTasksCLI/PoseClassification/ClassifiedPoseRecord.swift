@@ -1,3 +1,4 @@
+import Foundation
 import VisionTasks
 
 /// A pose record with ML Kit's pose classification and repetition counts beside the landmarks

@@ -14,7 +14,7 @@ import Darwin
 /// without a handler.
 final class CommandSignals: @unchecked Sendable {
     private static let handled: [Int32] = [SIGINT, SIGTERM]
-    private var sources: [DispatchSourceSignal] = []
+    private var sources: [any DispatchSourceSignal] = []
 
     static func install(_ commands: CommandRunner) -> CommandSignals {
         let signals = CommandSignals()

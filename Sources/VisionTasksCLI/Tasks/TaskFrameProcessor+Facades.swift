@@ -1,3 +1,4 @@
+import Foundation
 import VisionTasks
 import VisionTasksAppleVision
 import VisionTasksMLKit

@@ -3,6 +3,7 @@ import TestSupport
 @testable import VisionTasks
 @testable import VisionTasksModelInstaller  // the manifest's checksums, ModelStore.isTFLiteModel
 import XCTest
+import ZIPFoundation
 
 final class TaskBundleTests: XCTestCase {
     // MARK: Real bundles

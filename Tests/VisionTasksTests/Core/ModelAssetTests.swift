@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 import TestSupport
 @testable import VisionTasks
 import XCTest
