@@ -12,6 +12,9 @@ enum LiveMessage: Sendable {
     case frame(LiveFrame)
     /// A text message: the session's settings with the message's options applied.
     case options(TaskSettings)
+    /// A text message `{"teach": {...}}`: a request to record, train on or switch between
+    /// taught gestures (`TeachRequest`).
+    case teach(TeachRequest)
 
     /// A binary message is a frame (`LiveFrame`): `badMessage` when it is too short to hold a
     /// timestamp and an image, or its timestamp is negative.
@@ -19,13 +22,18 @@ enum LiveMessage: Sendable {
         self = .frame(try LiveFrame(message: bytes))
     }
 
-    /// A text message is a JSON object of options applied on top of `settings`: `badMessage`
-    /// when it is longer than `limits.maxTextBytes` or not a JSON object, `badOption` for an
-    /// unknown name or a value out of range.
+    /// A text message is a JSON object of options applied on top of `settings`, or a teach
+    /// message (an object with the key `teach`): `badMessage` when it is longer than
+    /// `limits.maxTextBytes` or not a JSON object of either kind, `badOption` for an unknown
+    /// name or a value out of range.
     init(text: String, settings: TaskSettings, limits: ServerLimits) throws(ServerError) {
         guard text.utf8.count <= limits.maxTextBytes else {
             throw ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes")
         }
-        self = .options(try settings.applying(json: text))
+        if TeachRequest.isTeachMessage(text) {
+            self = .teach(try TeachRequest(json: text))
+        } else {
+            self = .options(try settings.applying(json: text))
+        }
     }
 }

@@ -25,6 +25,18 @@ const demo = window.visionTasksDemo = {
   answers: 0, errors: [], events: [], swipes: [], framesWithLandmarks: 0, handIdentifiers: [], connected: false,
 };
 
+// Other panels (teach.js) send text messages on the session and hear every answer, and a
+// {type: 'connected'} when a new session starts, through this.
+const answerListeners = [];
+window.visionTasksPage = {
+  send(text) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    socket.send(text);
+    return true;
+  },
+  onAnswer(listener) { answerListeners.push(listener); },
+};
+
 let task = 'gesture';
 let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1, reconnectDelay = 1000;
 let answerTimes = [];
@@ -71,6 +83,7 @@ function connect() {
   socket.onopen = () => {
     demo.connected = true; reconnectDelay = 1000; inFlight = false;
     setStatus('connected'); showMessage(cameraProblem);
+    for (const listener of answerListeners) listener({ type: 'connected' });
   };
   socket.onmessage = (message) => onAnswer(JSON.parse(message.data));
   socket.onclose = (close) => {
@@ -106,6 +119,7 @@ function sendFrame() {
 }
 
 function onAnswer(answer) {
+  for (const listener of answerListeners) listener(answer);
   if (answer.type === 'ready') { task = answer.task; return; }
   if (answer.type === 'error') {
     inFlight = false;
