@@ -19,7 +19,7 @@ final class TeachBrowserTests: XCTestCase {
         (label: "none", still: "hand_call_sign_none_01.jpg", canned: "None"),
     ]
     /// Samples recorded per label before the test stops the recording.
-    static let samplesPerLabel = 10
+    static let samplesPerLabel = 30
 
     func testTeachTwoGesturesAndNoneThenTheLiveAnswersCarryTheTaughtNames() async throws {
         let chromium = try BrowserDemoTests.requireChromium()
