@@ -5,7 +5,12 @@
 // classifiers for this session only.
 'use strict';
 (() => {
-  const RECORD_SECONDS = 3, EPOCHS = 10;
+  // Recording time and epochs come from the panel, within these bounds (the server's epochs limit).
+  const SECONDS = [1, 10, 3], EPOCHS = [1, 100, 10];
+  const bounded = (id, [low, high, fallback]) => {
+    const value = Math.round(Number($(id).value));
+    return Number.isFinite(value) && value >= low && value <= high ? value : fallback;
+  };
   const page = window.visionTasksPage, demo = window.visionTasksDemo;
   const $ = (id) => document.getElementById(id);
 
@@ -35,7 +40,7 @@
     if (!label) { status('Name the gesture first.', true); return; }
     if (!request({ record: label })) return;
     clearTimeout(stopTimer);
-    stopTimer = setTimeout(stop, RECORD_SECONDS * 1000);
+    stopTimer = setTimeout(stop, bounded('teach-seconds', SECONDS) * 1000);
   }
 
   function stop() {
@@ -116,7 +121,8 @@
   $('teach-stop').onclick = stop;
   $('teach-clear').onclick = () => request({ clear: true });
   $('teach-train').onclick = () => {
-    if (request({ train: { name: $('teach-name').value.trim() || 'mine', epochs: EPOCHS } })) status('Training…');
+    const epochs = bounded('teach-epochs', EPOCHS);
+    if (request({ train: { name: $('teach-name').value.trim() || 'mine', epochs } })) status('Training…');
   };
   $('teach-use').onchange = () => request({ use: $('teach-use').value || null });
   render();
