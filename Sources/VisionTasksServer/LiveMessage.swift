@@ -14,6 +14,9 @@ enum LiveMessage: Sendable {
     case options(TaskSettings)
     /// A text message whose object has the key `workout`: pose classification and counting.
     case workout(WorkoutRequest)
+    /// A text message `{"teach": {...}}`: a request to record, train on or switch between
+    /// taught gestures (`TeachRequest`).
+    case teach(TeachRequest)
 
     /// A binary message is a frame (`LiveFrame`): `badMessage` when it is too short to hold a
     /// timestamp and an image, or its timestamp is negative.
@@ -21,10 +24,10 @@ enum LiveMessage: Sendable {
         self = .frame(try LiveFrame(message: bytes))
     }
 
-    /// A text message is a JSON object of options applied on top of `settings`, or a workout
-    /// message (`WorkoutRequest`): `badMessage` when it is longer than `limits.maxTextBytes`
-    /// (`limits.maxSamplesBytes` for a workout message) or not a JSON object, `badOption` for an
-    /// unknown name or a value out of range.
+    /// A text message is a JSON object of options applied on top of `settings`, a workout message
+    /// (`WorkoutRequest`) or a teach message (`TeachRequest`): `badMessage` when it is longer
+    /// than `limits.maxTextBytes` (`limits.maxSamplesBytes` for a workout message) or not a JSON
+    /// object of one of these kinds, `badOption` for an unknown name or a value out of range.
     init(text: String, settings: TaskSettings, limits: ServerLimits) throws(ServerError) {
         let bytes = text.utf8.count
         guard bytes <= max(limits.maxTextBytes, limits.maxSamplesBytes) else {
@@ -40,7 +43,11 @@ enum LiveMessage: Sendable {
         guard bytes <= limits.maxTextBytes else {
             throw ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes")
         }
-        self = .options(try settings.applying(json: text))
+        if TeachRequest.isTeachMessage(text) {
+            self = .teach(try TeachRequest(json: text))
+        } else {
+            self = .options(try settings.applying(json: text))
+        }
     }
 
     /// Whether `text` is a JSON object with the key `workout`.

@@ -10,19 +10,25 @@ import VisionTasks
 /// dropped. Answers (JSON text) go to `send`, which must not block.
 final class LiveSession: @unchecked Sendable {
     private let library: ModelLibrary
-    private let limits: ServerLimits
+    let limits: ServerLimits
     private let metrics: ServerMetrics
     private let send: @Sendable (String) -> Void
-    private let queue = DispatchQueue(label: "vision-tasks.live-session")
+    let queue = DispatchQueue(label: "vision-tasks.live-session")
 
-    private let lock = NSLock()
+    let lock = NSLock()
     private var engine: TaskEngine
     /// The workout's classifier and counters (pose sessions), kept when options change.
     private var workout: PoseClassificationTracker?
     private var waiting: LiveFrame?
-    private var pendingSettings: TaskSettings?
-    private var busy = false
-    private var closed = false
+    var pendingSettings: TaskSettings?
+    var busy = false
+    var closed = false
+    /// The gestures this session was taught (`LiveSession+Teach`).
+    let teacher: GestureTeacher
+    /// A teach request that runs on the worker before the next frame (train, use).
+    var pendingTeach: TeachRequest?
+    /// The gesture bundle the session runs instead of the server's, and its name (taught).
+    var gestureModel: (name: String, bundle: Data)?
     private var dropped = 0
     private var processed = 0
 
@@ -35,6 +41,7 @@ final class LiveSession: @unchecked Sendable {
         self.limits = limits
         self.metrics = metrics
         self.send = send
+        teacher = GestureTeacher(limits: limits, embedder: library.teachEmbedder)
         engine = try library.makeEngine(settings, mode: .video)
     }
 
@@ -44,12 +51,13 @@ final class LiveSession: @unchecked Sendable {
     var droppedFrames: Int { lock.withLock { dropped } }
 
     /// Acts on a client's message: a frame is processed (or waits), options make a new task
-    /// instance before the next frame.
+    /// instance before the next frame, a teach request is `teach(_:)`'s.
     func receive(_ message: LiveMessage) {
         switch message {
         case .frame(let frame): submit(frame)
         case .options(let settings): reconfigure(settings)
         case .workout(let request): startWorkout(request)
+        case .teach(let request): teach(request)
         }
     }
 
@@ -113,13 +121,14 @@ final class LiveSession: @unchecked Sendable {
     }
 
     /// Runs `first` and then every frame that arrived meanwhile, until the slot is empty.
-    private func work(_ first: LiveFrame?) {
+    func work(_ first: LiveFrame?) {
         var next = first
         while true {
+            applyPendingTeach()
             applyPendingSettings()
             if let frame = next { process(frame) }
             let more: LiveFrame?? = lock.withLock {
-                if closed || (waiting == nil && pendingSettings == nil) {
+                if closed || (waiting == nil && pendingSettings == nil && pendingTeach == nil) {
                     busy = false
                     return .none
                 }
@@ -134,7 +143,7 @@ final class LiveSession: @unchecked Sendable {
     private func applyPendingSettings() {
         guard let settings = lock.withLock({ pendingSettings }) else { return }
         do {
-            let fresh = try library.makeEngine(settings, mode: .video)
+            let fresh = try library.makeEngine(settings, mode: .video, gestureModel: lock.withLock { gestureModel?.bundle })
             lock.withLock {
                 engine = fresh
                 pendingSettings = nil
@@ -163,6 +172,7 @@ final class LiveSession: @unchecked Sendable {
                     task: engine.settings.task, frame: number, width: image.width, height: image.height,
                     timestampInMilliseconds: frame.timestampInMilliseconds, output: output,
                     processingMilliseconds: seconds * 1000, droppedFrames: dropped, classifications: classifications))
+            recordForTeaching(output, width: image.width, height: image.height, settings: engine.settings)
         } catch {
             fail(error, timestamp: frame.timestampInMilliseconds)
         }

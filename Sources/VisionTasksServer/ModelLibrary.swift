@@ -8,6 +8,8 @@ struct ModelLibrary: Sendable {
     let handLandmarker: Data
     let poseLandmarker: Data
     let threadsPerTask: Int
+    /// Embeds the hands of live sessions that record gestures to teach, made on first use.
+    let teachEmbedder: TeachEmbedder
 
     /// Reads the bundles; a missing or unreadable file is a `TasksError.notFound` naming it.
     init(models: ServerModels, threadsPerTask: Int) throws {
@@ -21,15 +23,17 @@ struct ModelLibrary: Sendable {
         handLandmarker = try read(models.handLandmarker)
         poseLandmarker = try read(models.poseLandmarker)
         self.threadsPerTask = threadsPerTask
+        teachEmbedder = TeachEmbedder(bundle: gestureRecognizer)
     }
 
     /// A task instance for `settings` in `mode` (`.image` for HTTP requests, `.video` for a
-    /// live session, whose frames arrive in timestamp order and are tracked).
-    func makeEngine(_ settings: TaskSettings, mode: RunningMode) throws -> TaskEngine {
+    /// live session, whose frames arrive in timestamp order and are tracked). A gesture task
+    /// runs `gestureModel` when given (a bundle a session was taught), else the server's bundle.
+    func makeEngine(_ settings: TaskSettings, mode: RunningMode, gestureModel: Data? = nil) throws -> TaskEngine {
         switch settings.task {
         case .gesture:
             let options = GestureRecognizerOptions()
-            applyHandSettings(settings, to: options, model: gestureRecognizer, mode: mode)
+            applyHandSettings(settings, to: options, model: gestureModel ?? gestureRecognizer, mode: mode)
             return TaskEngine(
                 settings: settings, mode: mode, instance: .gesture(try GestureRecognizer(options: options)),
                 events: try eventDetector(settings, mode: mode))

@@ -31,6 +31,9 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case serverBusy
         /// The task refused the frame (e.g. a timestamp not after the previous one).
         case taskFailed
+        /// A teach request cannot be done now: training without `none` or with one label, too
+        /// few samples, a limit of `ServerLimits` reached, recording outside a gesture session.
+        case teachFailed
         /// No such task or route.
         case notFound
         /// The route exists, but not for this method.
@@ -58,7 +61,7 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
 
     var status: HTTPResponse.Status {
         switch code {
-        case .badOption, .badImage, .badMessage, .badSamples, .taskFailed, .badRequest: return .badRequest
+        case .badOption, .badImage, .badMessage, .badSamples, .taskFailed, .teachFailed, .badRequest: return .badRequest
         case .imageTooLarge: return .contentTooLarge
         case .tooManySessions, .serverBusy, .tooManyConnections, .shuttingDown: return .serviceUnavailable
         case .notFound: return .notFound

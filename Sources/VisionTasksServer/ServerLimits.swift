@@ -31,6 +31,22 @@ public struct ServerLimits: Sendable, Hashable {
     /// client that trickles its body cannot hold one of the `maxPendingRequests` places for ever.
     public var maxBodyDuration: Duration = .seconds(30)
 
+    /// Teaching gestures on a live session (`{"teach": ...}` messages): the most labels one
+    /// session may record, `none` included (default 8).
+    public var maxTeachLabels = 8
+    /// The most samples (frames with a hand) one label may hold on a session (default 300:
+    /// 20 s of camera at 15 frames a second). Recording stops when a label is full.
+    public var maxTeachSamplesPerLabel = 300
+    /// The most trained gesture classifiers a session keeps, each under its name, to switch
+    /// between (default 4). Training one more under a new name when this many are kept is an
+    /// error; training under a kept name replaces it.
+    public var maxTaughtModels = 4
+    /// The most bytes of trained classifiers (their `custom_gesture_classifier.tflite`) a
+    /// session keeps, all together (default 1 MiB; one classifier of Model Maker's default
+    /// shape takes under 10 KiB). The bundle a session runs is assembled from the classifier
+    /// and the server's gesture recognizer bundle when it is switched to.
+    public var maxTaughtModelBytes = 1 << 20
+
     /// The most TCP connections open at once (default: 512, or fewer when the process may open
     /// fewer files: `ulimit -n` less `reservedDescriptors`). A connection over it closes the
     /// connection idle longest (one that has not sent a whole request head yet, or waits
@@ -101,6 +117,12 @@ public struct ServerLimits: Sendable, Hashable {
         }
         guard maxBodyDuration > .zero else {
             throw ServerConfigurationError("maxBodyDuration must be more than zero, not \(maxBodyDuration)")
+        }
+        for (name, value) in [
+            ("maxTeachLabels", maxTeachLabels), ("maxTeachSamplesPerLabel", maxTeachSamplesPerLabel),
+            ("maxTaughtModels", maxTaughtModels), ("maxTaughtModelBytes", maxTaughtModelBytes),
+        ] where value < (name == "maxTeachLabels" ? 2 : 1) {
+            throw ServerConfigurationError("\(name) must be at least \(name == "maxTeachLabels" ? 2 : 1), not \(value)")
         }
         let descriptors = Self.descriptorLimit
         guard maxConnections >= 1, maxConnections <= descriptors - Self.reservedDescriptors else {

@@ -11,7 +11,8 @@ import VisionTasks
 /// - the URL's options (`TaskSettings.applying(query:)` on Hummingbird's `URI`), refused with an
 ///   error answer as `VisionServer.runSession` does;
 /// - each message through `LiveMessage` (binary: `LiveFrame`; text: the text limit and the JSON
-///   options on top of the session's settings), as the session's WebSocket loop reads it;
+///   options on top of the session's settings, or a teach request, whose bounds are checked:
+///   `checkTeach`), as the session's WebSocket loop reads it;
 /// - a frame through `FrameDecoder` (byte limit, pixel limit from the header, JPEG/PNG decoding),
 ///   the first step of `LiveSession.run`, or all of `LiveSession.run` with a real task when
 ///   `FUZZ_SERVER_TASKS=1` (a video-mode instance per session and per options message, as the
@@ -48,6 +49,7 @@ public func fuzzLive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             case .options(let new): session.reconfigure(new)
             case .frame(let frame): session.process(frame)
             case .workout(let request): try session.startWorkout(request)
+            case .teach(let request): checkTeach(request)
             }
         } catch {
             checkError(error, timestamp: nil, allowed: [.badMessage, .badOption, .badSamples])
@@ -131,6 +133,35 @@ struct Session {
             checkError(error, timestamp: timestamp, allowed: [.badImage, .imageTooLarge, .taskFailed])
         }
     }
+}
+
+/// A teach request as `TeachRequest` promises it: labels and names of 1 to 64 characters without
+/// control characters, epochs and batch size within their ranges; and a teach answer that carries
+/// its label encodes to a JSON object of type `teach` with that label.
+func checkTeach(_ request: TeachRequest) {
+    func checkName(_ name: String) {
+        fuzzCheck((1...TeachRequest.maxNameLength).contains(name.count), "a teach name of \(name.count) characters passed")
+        fuzzCheck(
+            !name.unicodeScalars.contains { $0.properties.generalCategory == .control },
+            "a teach name with a control character passed: \(name.debugDescription)")
+    }
+    var label: String?
+    switch request {
+    case .record(let name), .clear(let name?), .use(let name?):
+        checkName(name)
+        label = name
+    case .train(let training):
+        checkName(training.name)
+        fuzzCheck((1...TeachRequest.maxEpochs).contains(training.epochs), "epochs \(training.epochs) passed")
+        fuzzCheck((1...TeachRequest.maxBatchSize).contains(training.batchSize), "batch size \(training.batchSize) passed")
+        label = training.name
+    case .stop, .clear(nil), .use(nil):
+        break
+    }
+    let answer = checkAnswer(
+        LiveSession.text(of: TeachAnswer(event: "recording", label: label, reason: nil, samples: [:], models: [], using: nil, training: nil)),
+        type: "teach")
+    fuzzCheck(answer["label"] as? String == label, "the teach answer's label differs: \(answer)")
 }
 
 /// The error answer a session sends, checked: it encodes, and says `error`'s code and message.

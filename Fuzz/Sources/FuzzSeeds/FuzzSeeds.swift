@@ -501,6 +501,15 @@ func serverSeeds(_ seeds: inout SeedWriter, media: URL) throws {
     try seeds.add("live", "bad-workout-on-gesture", LiveSessionInput.encode(
         tight: false, query: "task=gesture", messages: [workout("{\"samples\": \(quoted(eight))}"), liveFrame(jpeg, timestamp: 1)]))
 
+    // The teach messages of docs/server.md, between frames, then TeachSessionTests' bad ones.
+    try seeds.add("live", "teach", LiveSessionInput.encode(tight: false, query: "task=gesture", messages: [
+        .text("{\"teach\": {\"record\": \"none\"}}"), liveFrame(jpeg, timestamp: 100), .text("{\"teach\": {\"stop\": true}}"),
+        .text("{\"teach\": {\"record\": \"wave\"}}"), liveFrame(jpeg, timestamp: 200), .text("{\"teach\": {\"clear\": \"wave\"}}"),
+        .text("{\"teach\": {\"clear\": true}}"), .text("{\"teach\": {\"train\": {\"name\": \"mine\", \"epochs\": 10, \"batchSize\": 2}}}"),
+        .text("{\"teach\": {\"use\": \"mine\"}}"), .text("{\"teach\": {\"use\": null}}"),
+        .text("{\"teach\": {\"record\": 5}}"), .text("{\"teach\": {\"stop\": true}, \"numHands\": 2}"),
+        .text("{\"teach\": {\"train\": {\"epochs\": 1e300}}}"), .text("{\"teach\": {\"record\": \"two\\nlines\"}}"),
+    ]))
     // LiveSessionTests' bad messages, each followed by a good frame; and the refused URLs.
     let tooLong = String(repeating: "x", count: 300)
     let bad: [(String, FuzzLiveMessage)] = [

@@ -78,7 +78,15 @@ extension CustomGestureClassifier {
     ///   embedder models are not the ones the training data was embedded with; `TasksError`
     ///   for a missing or unusable base bundle.
     public func modelBundle(baseModelPath: String, scoreThreshold: Float = defaultScoreThreshold) throws -> [UInt8] {
-        let asset = try ModelAsset(baseOptions: BaseOptions(modelAssetPath: baseModelPath))
+        try modelBundle(baseOptions: BaseOptions(modelAssetPath: baseModelPath), scoreThreshold: scoreThreshold)
+    }
+
+    /// `modelBundle(baseModelPath:scoreThreshold:)` on the base bundle `baseOptions` names: a
+    /// path, or bytes already in memory (`modelAssetBuffer`, as a server that read its bundle
+    /// once holds it).
+    public func modelBundle(baseOptions: BaseOptions, scoreThreshold: Float = defaultScoreThreshold) throws -> [UInt8] {
+        let asset = try ModelAsset(baseOptions: baseOptions)
+        let baseModelPath = asset.bundle.name
         let models = try GestureEmbedderIdentity.fingerprint(of: asset)
         if let trained = embedderIdentity?.models, trained != models {
             throw GestureTrainingError.embeddingMismatch(

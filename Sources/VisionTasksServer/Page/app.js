@@ -26,6 +26,18 @@ const demo = window.visionTasksDemo = {
   answers: 0, errors: [], events: [], swipes: [], framesWithLandmarks: 0, handIdentifiers: [], connected: false,
 };
 
+// Other panels (teach.js) send text messages on the session and hear every answer, and a
+// {type: 'connected'} when a new session starts, through this.
+const answerListeners = [];
+window.visionTasksPage = {
+  send(text) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    socket.send(text);
+    return true;
+  },
+  onAnswer(listener) { answerListeners.push(listener); },
+};
+
 let task = 'gesture';
 let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1, reconnectDelay = 1000;
 let answerTimes = [];
@@ -73,6 +85,7 @@ function connect() {
     demo.connected = true; reconnectDelay = 1000; inFlight = false;
     setStatus('connected'); showMessage(cameraProblem);
     if (workout.active && task === 'pose') startCounting();  // a new session: the workout again, counts from zero
+    for (const listener of answerListeners) listener({ type: 'connected' });
   };
   socket.onmessage = (message) => onAnswer(JSON.parse(message.data));
   socket.onclose = (close) => {
@@ -108,6 +121,7 @@ function sendFrame() {
 }
 
 function onAnswer(answer) {
+  for (const listener of answerListeners) listener(answer);
   if (answer.type === 'ready') {
     // The view chosen before the session was open (or while it reconnected) wins.
     if (answer.task !== task) socket.send(JSON.stringify({ task }));

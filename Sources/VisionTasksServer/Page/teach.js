@@ -1,0 +1,129 @@
+// VisionTasks demo page, Teach panel: record a few seconds of each new gesture and of "none"
+// from the camera while the live gesture session runs, train on the server, and the session
+// answers with the new gestures at once. Everything goes over the page's live session as
+// {"teach": ...} text messages (docs/server.md); the server keeps the samples and the trained
+// classifiers for this session only.
+'use strict';
+(() => {
+  // Recording time and epochs come from the panel, within these bounds (the server's epochs limit).
+  const SECONDS = [1, 10, 3], EPOCHS = [1, 100, 10];
+  const bounded = (id, [low, high, fallback]) => {
+    const value = Math.round(Number($(id).value));
+    return Number.isFinite(value) && value >= low && value <= high ? value : fallback;
+  };
+  const page = window.visionTasksPage, demo = window.visionTasksDemo;
+  const $ = (id) => document.getElementById(id);
+
+  // The panel's state, for people (the panel) and for the browser test (read through DevTools):
+  // the label being recorded, samples per label, kept classifiers and the one running, the last
+  // training's figures, the first hand's gesture in the latest answer and the gesture names
+  // answered since the last training.
+  const teach = demo.teach = {
+    recording: null, samples: {}, models: [], using: null, trained: null, gesture: null, seen: {}, error: '',
+  };
+  let stopTimer = null, waiting = false;
+
+  function status(text, isError) {
+    const s = $('teach-status');
+    s.textContent = text; s.classList.toggle('error', Boolean(isError));
+    if (isError) teach.error = text;
+  }
+
+  function request(body) {
+    if (!page.send(JSON.stringify({ teach: body }))) { status('Not connected to the server.', true); return false; }
+    waiting = true;
+    return true;
+  }
+
+  function record(label) {
+    label = label.trim();
+    if (!label) { status('Name the gesture first.', true); return; }
+    if (!request({ record: label })) return;
+    clearTimeout(stopTimer);
+    stopTimer = setTimeout(stop, bounded('teach-seconds', SECONDS) * 1000);
+  }
+
+  function stop() {
+    clearTimeout(stopTimer); stopTimer = null;
+    request({ stop: true });
+  }
+
+  function render() {
+    const list = $('teach-samples');
+    list.innerHTML = '';
+    for (const [label, count] of Object.entries(teach.samples).sort()) {
+      const item = document.createElement('li');
+      const name = document.createElement('span'), value = document.createElement('span');
+      name.textContent = label + (label === teach.recording ? ' (recording)' : '');
+      value.textContent = `${count} frames`;
+      item.append(name, value);
+      list.append(item);
+    }
+    $('teach-record').classList.toggle('recording', teach.recording !== null && teach.recording !== 'none');
+    $('teach-record-none').classList.toggle('recording', teach.recording === 'none');
+    const select = $('teach-use');
+    select.innerHTML = '';
+    const canned = document.createElement('option');
+    canned.value = ''; canned.textContent = "the server's gestures";
+    select.append(canned);
+    for (const name of teach.models) {
+      const option = document.createElement('option');
+      option.value = name; option.textContent = name;
+      select.append(option);
+    }
+    select.value = teach.using || '';
+  }
+
+  function onTeachAnswer(answer) {
+    waiting = false;
+    teach.samples = answer.samples || {}; teach.models = answer.models || []; teach.using = answer.using;
+    if (answer.event === 'recording') { teach.recording = answer.label; status(`Recording ${answer.label}: show it to the camera.`); }
+    if (answer.event === 'stopped' || answer.event === 'cleared') {
+      teach.recording = null; clearTimeout(stopTimer); stopTimer = null;
+      status(answer.reason || (answer.event === 'cleared' ? 'Samples cleared.' : 'Recording stopped.'));
+    }
+    if (answer.event === 'trained') {
+      teach.recording = null; teach.seen = {};
+      teach.trained = {
+        name: answer.name, labels: answer.labels, accuracy: answer.accuracy, confusionMatrix: answer.confusionMatrix,
+        trainingSamples: answer.trainingSamples, testSamples: answer.testSamples, trainingMilliseconds: answer.trainingMilliseconds,
+      };
+      const dropped = answer.dropped && answer.dropped.length ? ` (dropped to make room: ${answer.dropped.join(', ')})` : '';
+      status(`Trained ${answer.name} on ${answer.trainingSamples} frames in ${Math.round(answer.trainingMilliseconds)} ms: ` +
+        `${Math.round(answer.accuracy * 100)}% right on ${answer.testSamples} held-out frames. Running it now${dropped}.`);
+    }
+    if (answer.event === 'using') { teach.seen = {}; status(`Running ${answer.using || "the server's gestures"}.`); }
+    render();
+  }
+
+  page.onAnswer((answer) => {
+    if (answer.type === 'connected') {
+      // A new session: the server forgot what the old one was taught.
+      Object.assign(teach, { recording: null, samples: {}, models: [], using: null, seen: {} });
+      clearTimeout(stopTimer); stopTimer = null; waiting = false;
+      render();
+    } else if (answer.type === 'result' && answer.task === 'gesture') {
+      const gesture = (((answer.gesture || {}).gestures || [])[0] || [])[0];
+      teach.gesture = gesture ? gesture.categoryName : null;
+      if (gesture) teach.seen[gesture.categoryName] = (teach.seen[gesture.categoryName] || 0) + 1;
+    } else if (answer.type === 'teach') {
+      onTeachAnswer(answer);
+    } else if (answer.type === 'error' && waiting) {
+      waiting = false;
+      teach.recording = null; clearTimeout(stopTimer); stopTimer = null;
+      status(answer.error.message, true);
+      render();
+    }
+  });
+
+  $('teach-record').onclick = () => record($('teach-label').value);
+  $('teach-record-none').onclick = () => record('none');
+  $('teach-stop').onclick = stop;
+  $('teach-clear').onclick = () => request({ clear: true });
+  $('teach-train').onclick = () => {
+    const epochs = bounded('teach-epochs', EPOCHS);
+    if (request({ train: { name: $('teach-name').value.trim() || 'mine', epochs } })) status('Training…');
+  };
+  $('teach-use').onchange = () => request({ use: $('teach-use').value || null });
+  render();
+})();

@@ -1,0 +1,63 @@
+import Foundation
+import VisionTasks
+
+/// The JSON a live session sends about teaching: `type` `teach` and an `event`, with the
+/// samples recorded so far per label (`samples`), the kept classifiers (`models`) and the one
+/// the session runs (`using`, null for the server's own bundle).
+///
+///     {"type": "teach", "event": "recording", "label": "wave", "samples": {"wave": 0}, ...}
+///     {"type": "teach", "event": "sample", "label": "wave", "samples": {"wave": 14}, ...}
+///     {"type": "teach", "event": "stopped", "reason": "...", ...}     (reason when the server stopped)
+///     {"type": "teach", "event": "cleared", ...}
+///     {"type": "teach", "event": "trained", "name": "mine", "labels": ["none", "wave"],
+///      "trainingSamples": 48, "testSamples": 12, "accuracy": 1, "confusionMatrix": [[6, 0], [0, 6]],
+///      "epochs": 10, "trainingMilliseconds": 41.5, "dropped": [], "using": "mine", ...}
+///     {"type": "teach", "event": "using", "using": "mine", ...}
+struct TeachAnswer: Encodable {
+    var event: String
+    var label: String?
+    var reason: String?
+    var samples: [String: Int]
+    var models: [String]
+    var using: String?
+    var training: TrainingFigures?
+
+    /// What a `trained` answer adds.
+    struct TrainingFigures {
+        var name: String
+        var labels: [String]
+        var trainingSamples: Int
+        var testSamples: Int
+        var evaluation: GestureEvaluation
+        var epochs: Int
+        var trainingMilliseconds: Double
+        var dropped: [String]
+    }
+
+    private enum Keys: String, CodingKey {
+        case type, event, label, reason, samples, models, using
+        case name, labels, trainingSamples, testSamples, accuracy, confusionMatrix, epochs, trainingMilliseconds, dropped
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode("teach", forKey: .type)
+        try c.encode(event, forKey: .event)
+        try c.encodeIfPresent(label, forKey: .label)
+        try c.encodeIfPresent(reason, forKey: .reason)
+        try c.encode(samples, forKey: .samples)
+        try c.encode(models, forKey: .models)
+        if let using { try c.encode(using, forKey: .using) } else { try c.encodeNil(forKey: .using) }
+        if let training {
+            try c.encode(training.name, forKey: .name)
+            try c.encode(training.labels, forKey: .labels)
+            try c.encode(training.trainingSamples, forKey: .trainingSamples)
+            try c.encode(training.testSamples, forKey: .testSamples)
+            try c.encode(training.evaluation.accuracy, forKey: .accuracy)
+            try c.encode(training.evaluation.confusionMatrix, forKey: .confusionMatrix)
+            try c.encode(training.epochs, forKey: .epochs)
+            try c.encode((training.trainingMilliseconds * 1000).rounded() / 1000, forKey: .trainingMilliseconds)
+            try c.encode(training.dropped, forKey: .dropped)
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import VisionTasks
+
+/// The server's one `GestureEmbedder`, on its gesture recognizer bundle, made when a session
+/// first records a gesture to teach (building it reads the bundle's hand and embedder models)
+/// and shared by every session after that. Sessions embed hands their recognizer already found
+/// (`GestureEmbedder.embedding(landmarks:...)`), so its hand landmarker is not run.
+final class TeachEmbedder: @unchecked Sendable {
+    private let bundle: Data
+    private let lock = NSLock()
+    private var made: GestureEmbedder?
+
+    /// An embedder on `bundle` (a gesture recognizer `.task`), made on first use.
+    init(bundle: Data) {
+        self.bundle = bundle
+    }
+
+    /// The embedder; errors are `GestureEmbedder`'s (`TasksError`) and come again on the next
+    /// call.
+    func embedder() throws -> GestureEmbedder {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        var options = GestureEmbedderOptions()
+        options.baseOptions = BaseOptions(modelAssetBuffer: bundle)
+        let embedder = try GestureEmbedder(options: options)
+        made = embedder
+        return embedder
+    }
+
+    /// The base bundle trained classifiers are exported onto.
+    var baseOptions: BaseOptions { BaseOptions(modelAssetBuffer: bundle) }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import VisionTasksServer
+
+/// The demo page's Teach panel in headless Chromium, its fake camera looping a clip of three
+/// shared stills held for seven seconds each: a victory sign, a thumbs up and a call sign, which
+/// the canned classifier names Victory, Thumb_Up and None. The test records each while the page
+/// shows its canned name, under new names ("hello", "yes" and "none"), through the panel's
+/// buttons; trains; and then the live answers must carry the taught names, and no longer the
+/// canned ones, as the clip goes on. The page is kept as `browser-teach.png` in
+/// `.build/test-artifacts/`.
+final class TeachBrowserTests: XCTestCase {
+    /// What the test records: the taught label, the still, the canned classifier's name for it.
+    static let segments = [
+        (label: "hello", still: "hand_victory_right_01.jpg", canned: "Victory"),
+        (label: "yes", still: "hand_thumb_up_left_01.jpg", canned: "Thumb_Up"),
+        (label: "none", still: "hand_call_sign_none_01.jpg", canned: "None"),
+    ]
+    /// Samples recorded per label before the test stops the recording; the panel stops by itself
+    /// after `recordSeconds`, and the frame rate depends on the machine's load, so a label may
+    /// end with fewer, but at least `minSamplesPerLabel`.
+    static let samplesPerLabel = 40
+    static let minSamplesPerLabel = 15
+    /// The panel's recording time, within a segment of 7 s.
+    static let recordSeconds = 5
+    /// The panel's epochs: more than Model Maker's 10, so that a few dozen frames per label
+    /// give the taught gestures scores well above the bundle's 0.5 threshold.
+    static let epochs = 30
+
+    func testTeachTwoGesturesAndNoneThenTheLiveAnswersCarryTheTaughtNames() async throws {
+        let chromium = try BrowserDemoTests.requireChromium()
+        let work = try BrowserDemoTests.workFolder()
+        defer { try? FileManager.default.removeItem(at: work) }
+        let clip = work.appendingPathComponent("teach.y4m")
+        try Y4MClip.write(
+            try Self.segments.map { (try SharedTestData.file("media/\($0.still)").path, 105) }, to: clip, width: 480, height: 360)
+
+        let camera = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)"]
+        let started = ContinuousClock.now
+        try await BrowserDemoTests.withDemoPage(chromium: chromium, work: work, camera: camera) { pageURL in
+            let stateText = try await DevTools.run(url: pageURL) { devtools in
+                var last = "{}"
+                /// Polls the page's state until `condition` holds: up to 60 s.
+                func waitFor(_ what: String, _ condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
+                    for _ in 0..<300 {
+                        last = try await devtools.evaluate("JSON.stringify(window.visionTasksDemo)")
+                        let state = try ServerFixture.json(last)
+                        if condition(state) { return state }
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                    throw ServerFixture.TestFailure("the page never showed \(what); last state: \(last)")
+                }
+                func teach(_ state: [String: Any]) -> [String: Any] { state["teach"] as? [String: Any] ?? [:] }
+                func click(_ id: String) async throws { _ = try await devtools.evaluate("document.getElementById('\(id)').click(), ''") }
+
+                _ = try await devtools.evaluate(
+                    "document.getElementById('teach-seconds').value = '\(Self.recordSeconds)', document.getElementById('teach-epochs').value = '\(Self.epochs)', ''")
+                for segment in Self.segments {
+                    // The start of the segment: another gesture (or none) first, then this one.
+                    _ = try await waitFor("a gesture other than \(segment.canned)") { teach($0)["gesture"] as? String != segment.canned }
+                    _ = try await waitFor("\(segment.canned) from the camera") { teach($0)["gesture"] as? String == segment.canned }
+                    if segment.label == "none" {
+                        try await click("teach-record-none")
+                    } else {
+                        _ = try await devtools.evaluate("document.getElementById('teach-label').value = '\(segment.label)', ''")
+                        try await click("teach-record")
+                    }
+                    _ = try await waitFor("the recording of \(segment.label)") { teach($0)["recording"] as? String == segment.label }
+                    let recorded = try await waitFor("\(Self.samplesPerLabel) samples of \(segment.label), or the end of its recording") { state in
+                        (teach(state)["samples"] as? [String: Int])?[segment.label] ?? 0 >= Self.samplesPerLabel
+                            || teach(state)["recording"] is NSNull
+                    }
+                    try await click("teach-stop")
+                    _ = try await waitFor("the recording of \(segment.label) stopped") { teach($0)["recording"] is NSNull }
+                    XCTAssertEqual(teach(recorded)["gesture"] as? String, segment.canned, "still the same segment: \(recorded)")
+                }
+                try await click("teach-train")
+                let trained = try await waitFor("a trained classifier") { teach($0)["trained"] is [String: Any] }
+                XCTAssertEqual(teach(trained)["using"] as? String, "mine", "\(trained)")
+                // The clip goes on: both taught gestures come back under their new names.
+                let seen = try await waitFor("hello and yes in the live answers") { state in
+                    let seen = teach(state)["seen"] as? [String: Int] ?? [:]
+                    return seen["hello", default: 0] >= 3 && seen["yes", default: 0] >= 3
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                let png = try await devtools.screenshot()
+                try FileManager.default.createDirectory(at: BrowserDemoTests.artifacts, withIntermediateDirectories: true)
+                try png.write(to: BrowserDemoTests.artifacts.appendingPathComponent("browser-teach.png"))
+                _ = seen
+                return last
+            }
+            let state = try ServerFixture.json(stateText)
+            let teach = state["teach"] as? [String: Any] ?? [:]
+            let trained = teach["trained"] as? [String: Any] ?? [:]
+            XCTAssertEqual(trained["labels"] as? [String], ["none", "hello", "yes"], "\(trained)")
+            XCTAssertGreaterThanOrEqual(trained["accuracy"] as? Double ?? 0, 0.9, "on the held-out frames: \(trained)")
+            let samples = teach["samples"] as? [String: Int] ?? [:]
+            for segment in Self.segments {
+                XCTAssertGreaterThanOrEqual(samples[segment.label] ?? 0, Self.minSamplesPerLabel, "\(samples)")
+            }
+            // After training the renamed gestures are answered only by their taught names.
+            let seen = teach["seen"] as? [String: Int] ?? [:]
+            XCTAssertNil(seen["Victory"], "\(seen)")
+            XCTAssertNil(seen["Thumb_Up"], "\(seen)")
+            XCTAssertEqual((state["errors"] as? [Any])?.count, 0, "no error answers: \(state)")
+            print("teach browser: trained \(trained), samples \(samples), seen \(seen)")
+        }
+        print("teach browser: \(ContinuousClock.now - started) from the clip to the end")
+    }
+}
