@@ -77,7 +77,7 @@ public final class PoseDetector: @unchecked Sendable {
     /// arguments is non-nil.
     /// The completion need not be `@Sendable` (ML Kit's is not): it is called once, on that
     /// queue, and synchronising what it touches is the caller's business, as with ML Kit.
-    public func process(_ image: VisionImage, completion: @escaping ([Pose]?, Error?) -> Void) {
+    public func process(_ image: VisionImage, completion: @escaping ([Pose]?, (any Error)?) -> Void) {
         let handler = CompletionBox(completion)
         queue.async {
             do {
@@ -91,7 +91,7 @@ public final class PoseDetector: @unchecked Sendable {
     /// The poses in `image` without blocking the caller's thread (the form Swift gives ML
     /// Kit's `process(_:completion:)`): `let poses = try await detector.process(image)`.
     public func process(_ image: VisionImage) async throws -> [Pose] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Pose], Error>) in
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[Pose], any Error>) in
             process(image) { poses, error in
                 if let poses { continuation.resume(returning: poses) } else {
                     continuation.resume(throwing: error ?? TasksError.unknown("no result and no error"))
@@ -102,8 +102,8 @@ public final class PoseDetector: @unchecked Sendable {
 
     /// Carries a caller's completion to the detector's queue.
     private struct CompletionBox: @unchecked Sendable {
-        let completion: ([Pose]?, Error?) -> Void
-        init(_ completion: @escaping ([Pose]?, Error?) -> Void) { self.completion = completion }
+        let completion: ([Pose]?, (any Error)?) -> Void
+        init(_ completion: @escaping ([Pose]?, (any Error)?) -> Void) { self.completion = completion }
     }
 
     private func loadedLandmarker() throws -> PoseLandmarker {

@@ -102,7 +102,7 @@ final class InterpreterTests: XCTestCase {
 /// Collects results from concurrent work.
 final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [Result<[[Float]], Error>] = []
-    func append(_ value: Result<[[Float]], Error>) { lock.lock(); stored.append(value); lock.unlock() }
-    var values: [Result<[[Float]], Error>] { lock.lock(); defer { lock.unlock() }; return stored }
+    private var stored: [Result<[[Float]], any Error>] = []
+    func append(_ value: Result<[[Float]], any Error>) { lock.lock(); stored.append(value); lock.unlock() }
+    var values: [Result<[[Float]], any Error>] { lock.lock(); defer { lock.unlock() }; return stored }
 }

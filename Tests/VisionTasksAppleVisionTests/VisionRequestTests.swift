@@ -180,7 +180,7 @@ final class VisionRequestTests: XCTestCase {
         XCTAssertEqual(fine.results?.count, 1, "the other request still ran")
     }
 
-    final class ErrorBox: @unchecked Sendable { var error: Error? }
+    final class ErrorBox: @unchecked Sendable { var error: (any Error)? }
 
     /// Body groups hold Vision's members; neck and root are the midpoints of their pairs.
     func testBodyGroupsAndMidpoints() throws {

@@ -86,9 +86,9 @@ final class PoseDetectorTests: XCTestCase {
     final class ResultBox: @unchecked Sendable {
         private let lock = NSLock()
         private(set) var poses: [Pose]?
-        private(set) var error: Error?
+        private(set) var error: (any Error)?
         private(set) var onMain = false
-        func set(poses: [Pose]?, error: Error?, onMain: Bool) {
+        func set(poses: [Pose]?, error: (any Error)?, onMain: Bool) {
             lock.withLock {
                 self.poses = poses
                 self.error = error

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOWebSocket
 import TestSupport
 import VisionTasks
 import XCTest
