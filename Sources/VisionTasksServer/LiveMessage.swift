@@ -33,7 +33,8 @@ enum LiveMessage: Sendable {
         guard bytes <= max(limits.maxTextBytes, limits.maxSamplesBytes) else {
             throw ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes (a workout message to \(limits.maxSamplesBytes))")
         }
-        if Self.isWorkout(text) {
+        let keys = JSONObjectKeys.of(text) ?? []
+        if keys.contains(WorkoutRequest.key) {
             guard settings.task == .pose else {
                 throw ServerError(code: .badMessage, message: "a workout counts poses: switch the session to the pose task first ({\"task\": \"pose\"})")
             }
@@ -43,18 +44,10 @@ enum LiveMessage: Sendable {
         guard bytes <= limits.maxTextBytes else {
             throw ServerError(code: .badMessage, message: "a text message is limited to \(limits.maxTextBytes) bytes")
         }
-        if TeachRequest.isTeachMessage(text) {
+        if keys.contains(TeachRequest.key) {
             self = .teach(try TeachRequest(json: text))
         } else {
             self = .options(try settings.applying(json: text))
         }
-    }
-
-    /// Whether `text` is a JSON object with the key `workout`.
-    private static func isWorkout(_ text: String) -> Bool {
-        guard text.contains("\"\(WorkoutRequest.key)\""),
-            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
-        else { return false }
-        return object[WorkoutRequest.key] != nil
     }
 }

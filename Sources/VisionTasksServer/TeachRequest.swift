@@ -43,12 +43,8 @@ enum TeachRequest: Sendable, Equatable {
     /// The longest label or name, in characters.
     static let maxNameLength = 64
 
-    /// Whether `text` (a JSON text message) is a teach message: an object whose keys include
-    /// `teach`. Anything else is left to the options message.
-    static func isTeachMessage(_ text: String) -> Bool {
-        guard let keys = try? JSONDecoder().decode(TopLevelKeys.self, from: Data(text.utf8)) else { return false }
-        return keys.names.contains("teach")
-    }
+    /// The message's key.
+    static let key = "teach"
 
     /// Reads a teach message: `badMessage` when it is not `{"teach": {one request}}` or a value
     /// has the wrong JSON type, `badOption` for a label, name or number out of range.
@@ -112,7 +108,7 @@ enum TeachRequest: Sendable, Equatable {
         var request: TeachRequest
 
         init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: AnyKey.self)
+            let c = try decoder.container(keyedBy: JSONKey.self)
             guard c.allKeys.map(\.stringValue) == ["teach"], let key = c.allKeys.first else {
                 throw TeachRequest.malformed("a teach message holds the key teach alone, not \(c.allKeys.map(\.stringValue).sorted())")
             }
@@ -127,7 +123,7 @@ enum TeachRequest: Sendable, Equatable {
         private enum Keys: String, CodingKey, CaseIterable { case record, stop, clear, train, use }
 
         init(from decoder: any Decoder) throws {
-            let all = try decoder.container(keyedBy: AnyKey.self)
+            let all = try decoder.container(keyedBy: JSONKey.self)
             let names = all.allKeys.map(\.stringValue).sorted()
             guard names.count == 1, let key = Keys(rawValue: names[0]) else {
                 throw TeachRequest.malformed(
@@ -159,7 +155,7 @@ enum TeachRequest: Sendable, Equatable {
         private enum Keys: String, CodingKey { case name, epochs, batchSize }
 
         init(from decoder: any Decoder) throws {
-            let all = try decoder.container(keyedBy: AnyKey.self)
+            let all = try decoder.container(keyedBy: JSONKey.self)
             if let unknown = all.allKeys.map(\.stringValue).first(where: { Keys(rawValue: $0) == nil }) {
                 throw TeachRequest.malformed("train has no setting \(unknown.prefix(64)); its settings are name, epochs and batchSize")
             }
@@ -176,21 +172,5 @@ enum TeachRequest: Sendable, Equatable {
             }
             return Int(value)
         }
-    }
-
-    /// The keys of a JSON object, whatever their values.
-    private struct TopLevelKeys: Decodable {
-        var names: [String]
-        init(from decoder: any Decoder) throws {
-            names = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
-        }
-    }
-
-    /// Any key of a JSON object.
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }

@@ -84,21 +84,14 @@ enum WorkoutRequest: Sendable {
 
     private struct UnknownKey: Error { var name: String }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// `{"workout": Body}` and no other key.
     private struct Envelope: Decodable {
         var workout: Body
 
         init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: Key.self)
+            let c = try decoder.container(keyedBy: JSONKey.self)
             if let other = c.allKeys.first(where: { $0.stringValue != WorkoutRequest.key }) { throw UnknownKey(name: other.stringValue) }
-            workout = try c.decode(Body.self, forKey: Key(stringValue: WorkoutRequest.key))
+            workout = try c.decode(Body.self, forKey: JSONKey(stringValue: WorkoutRequest.key))
         }
     }
 
@@ -109,13 +102,13 @@ enum WorkoutRequest: Sendable {
         var stop: Bool?
 
         init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: Key.self)
+            let c = try decoder.container(keyedBy: JSONKey.self)
             let known = ["samples", "count", "reset", "stop"]
             if let other = c.allKeys.first(where: { !known.contains($0.stringValue) }) { throw UnknownKey(name: other.stringValue) }
-            samples = try c.decodeIfPresent(String.self, forKey: Key(stringValue: "samples"))
-            count = try c.decodeIfPresent([String].self, forKey: Key(stringValue: "count"))
-            reset = try c.decodeIfPresent(Bool.self, forKey: Key(stringValue: "reset"))
-            stop = try c.decodeIfPresent(Bool.self, forKey: Key(stringValue: "stop"))
+            samples = try c.decodeIfPresent(String.self, forKey: JSONKey(stringValue: "samples"))
+            count = try c.decodeIfPresent([String].self, forKey: JSONKey(stringValue: "count"))
+            reset = try c.decodeIfPresent(Bool.self, forKey: JSONKey(stringValue: "reset"))
+            stop = try c.decodeIfPresent(Bool.self, forKey: JSONKey(stringValue: "stop"))
         }
     }
 }
