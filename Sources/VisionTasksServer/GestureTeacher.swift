@@ -37,6 +37,8 @@ final class GestureTeacher: @unchecked Sendable {
         var evaluation: GestureEvaluation
         var trainingSamples: Int
         var testSamples: Int
+        /// The epochs it was trained for.
+        var epochs: Int
         var trainingMilliseconds: Double
         /// Classifiers dropped to stay within the limits.
         var dropped: [String]
@@ -205,7 +207,8 @@ final class GestureTeacher: @unchecked Sendable {
         let dropped = keep(classifier, named: request.name, bytes: bytes)
         return Trained(
             name: request.name, classifier: classifier, bundle: Data(bundle), evaluation: evaluation,
-            trainingSamples: train.count, testSamples: test.count, trainingMilliseconds: milliseconds, dropped: dropped)
+            trainingSamples: train.count, testSamples: test.count, epochs: request.epochs, trainingMilliseconds: milliseconds,
+            dropped: dropped)
     }
 
     /// Keeps `classifier` as `name`, replacing one of that name; drops the least recently used

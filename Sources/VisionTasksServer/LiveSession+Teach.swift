@@ -51,12 +51,7 @@ extension LiveSession {
             case .train(let request):
                 let trained = try teacher.train(request)
                 switchGestureModel(to: (trained.name, trained.bundle))
-                answerTeach(
-                    "trained",
-                    training: TeachAnswer.TrainingFigures(
-                        name: trained.name, labels: trained.evaluation.labels, trainingSamples: trained.trainingSamples,
-                        testSamples: trained.testSamples, evaluation: trained.evaluation, epochs: request.epochs,
-                        trainingMilliseconds: trained.trainingMilliseconds, dropped: trained.dropped))
+                answerTeach("trained", training: trained)
             case .use(let name?):
                 let (_, bundle) = try teacher.bundle(named: name)
                 switchGestureModel(to: (name, bundle))
@@ -102,7 +97,7 @@ extension LiveSession {
     }
 
     private func answerTeach(
-        _ event: String, label: String? = nil, reason: String? = nil, training: TeachAnswer.TrainingFigures? = nil
+        _ event: String, label: String? = nil, reason: String? = nil, training: GestureTeacher.Trained? = nil
     ) {
         answer(
             TeachAnswer(

@@ -20,19 +20,8 @@ struct TeachAnswer: Encodable {
     var samples: [String: Int]
     var models: [String]
     var using: String?
-    var training: TrainingFigures?
-
-    /// What a `trained` answer adds.
-    struct TrainingFigures {
-        var name: String
-        var labels: [String]
-        var trainingSamples: Int
-        var testSamples: Int
-        var evaluation: GestureEvaluation
-        var epochs: Int
-        var trainingMilliseconds: Double
-        var dropped: [String]
-    }
+    /// A `trained` answer's classifier and figures (its labels are its evaluation's).
+    var training: GestureTeacher.Trained?
 
     private enum Keys: String, CodingKey {
         case type, event, label, reason, samples, models, using
@@ -50,7 +39,7 @@ struct TeachAnswer: Encodable {
         if let using { try c.encode(using, forKey: .using) } else { try c.encodeNil(forKey: .using) }
         if let training {
             try c.encode(training.name, forKey: .name)
-            try c.encode(training.labels, forKey: .labels)
+            try c.encode(training.evaluation.labels, forKey: .labels)
             try c.encode(training.trainingSamples, forKey: .trainingSamples)
             try c.encode(training.testSamples, forKey: .testSamples)
             try c.encode(training.evaluation.accuracy, forKey: .accuracy)
