@@ -16,10 +16,13 @@
 
   // The panel's state, for people (the panel) and for the browser test (read through DevTools):
   // the label being recorded, samples per label, kept classifiers and the one running, the last
-  // training's figures, the first hand's gesture in the latest answer and the gesture names
-  // answered since the last training.
+  // training's figures, the first hand's gesture in the latest answer, the gesture names
+  // answered since the last training, and, in the order answered since then, runs of the same
+  // gesture and hand ({gesture, hand, count}; gesture null while no hand is seen; the latest
+  // TIMELINE runs).
+  const TIMELINE = 64;
   const teach = demo.teach = {
-    recording: null, samples: {}, models: [], using: null, trained: null, gesture: null, seen: {}, error: '',
+    recording: null, samples: {}, models: [], using: null, trained: null, gesture: null, seen: {}, timeline: [], error: '',
   };
   let stopTimer = null, waiting = false;
 
@@ -46,6 +49,13 @@
   function stop() {
     clearTimeout(stopTimer); stopTimer = null;
     request({ stop: true });
+  }
+
+  function note(gesture, hand) {
+    const last = teach.timeline[teach.timeline.length - 1];
+    if (last && last.gesture === gesture && last.hand === hand) { last.count += 1; return; }
+    teach.timeline.push({ gesture, hand, count: 1 });
+    if (teach.timeline.length > TIMELINE) teach.timeline.shift();
   }
 
   function render() {
@@ -83,7 +93,7 @@
       status(answer.reason || (answer.event === 'cleared' ? 'Samples cleared.' : 'Recording stopped.'));
     }
     if (answer.event === 'trained') {
-      teach.recording = null; teach.seen = {};
+      teach.recording = null; teach.seen = {}; teach.timeline = [];
       teach.trained = {
         name: answer.name, labels: answer.labels, accuracy: answer.accuracy, confusionMatrix: answer.confusionMatrix,
         trainingSamples: answer.trainingSamples, testSamples: answer.testSamples, trainingMilliseconds: answer.trainingMilliseconds,
@@ -92,20 +102,22 @@
       status(`Trained ${answer.name} on ${answer.trainingSamples} frames in ${Math.round(answer.trainingMilliseconds)} ms: ` +
         `${Math.round(answer.accuracy * 100)}% right on ${answer.testSamples} held-out frames. Running it now${dropped}.`);
     }
-    if (answer.event === 'using') { teach.seen = {}; status(`Running ${answer.using || "the server's gestures"}.`); }
+    if (answer.event === 'using') { teach.seen = {}; teach.timeline = []; status(`Running ${answer.using || "the server's gestures"}.`); }
     render();
   }
 
   page.onAnswer((answer) => {
     if (answer.type === 'connected') {
       // A new session: the server forgot what the old one was taught.
-      Object.assign(teach, { recording: null, samples: {}, models: [], using: null, seen: {} });
+      Object.assign(teach, { recording: null, samples: {}, models: [], using: null, seen: {}, timeline: [] });
       clearTimeout(stopTimer); stopTimer = null; waiting = false;
       render();
     } else if (answer.type === 'result' && answer.task === 'gesture') {
       const gesture = (((answer.gesture || {}).gestures || [])[0] || [])[0];
+      const hand = (((answer.gesture || {}).handedness || [])[0] || [])[0];
       teach.gesture = gesture ? gesture.categoryName : null;
       if (gesture) teach.seen[gesture.categoryName] = (teach.seen[gesture.categoryName] || 0) + 1;
+      note(teach.gesture, hand ? hand.categoryName : null);
     } else if (answer.type === 'teach') {
       onTeachAnswer(answer);
     } else if (answer.type === 'error' && waiting) {
