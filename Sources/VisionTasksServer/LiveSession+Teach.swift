@@ -2,9 +2,9 @@ import Foundation
 import VisionTasks
 
 /// Teaching a live gesture session new gestures (`TeachRequest`): recording and clearing act
-/// at once; training and switching classifiers run on the session's worker before its next
-/// frame, and the new recognizer replaces the old one there (tracking starts over, as after an
-/// options message). Every request is answered with a `TeachAnswer`, or an error answer after
+/// at once; training, switching classifiers and sending a bundle run on the session's worker
+/// before its next frame, and a new recognizer replaces the old one there (tracking starts
+/// over, as after an options message). Every request is answered with a `TeachAnswer`, or an error answer after
 /// which the session goes on unchanged.
 extension LiveSession {
     /// Acts on a teach request.
@@ -25,7 +25,7 @@ extension LiveSession {
             case .clear(let label):
                 try teacher.clear(label)
                 answerTeach("cleared", label: label)
-            case .train, .use:
+            case .train, .use, .download:
                 let start: Bool = lock.withLock {
                     pendingTeach = request
                     if busy || closed { return false }
@@ -39,7 +39,7 @@ extension LiveSession {
         }
     }
 
-    /// On the worker: trains or switches classifiers as the pending request asks.
+    /// On the worker: trains, switches classifiers or sends a bundle as the pending request asks.
     func applyPendingTeach() {
         let pending: TeachRequest? = lock.withLock {
             defer { pendingTeach = nil }
@@ -59,6 +59,10 @@ extension LiveSession {
             case .use(nil):
                 switchGestureModel(to: nil)
                 answerTeach("using")
+            case .download(let name):
+                let (_, bundle) = try teacher.bundle(named: name)
+                answerTeach("bundle", label: name, bytes: bundle.count)
+                sendBinary(bundle)
             case .record, .stop, .clear:
                 break
             }
@@ -97,11 +101,11 @@ extension LiveSession {
     }
 
     private func answerTeach(
-        _ event: String, label: String? = nil, reason: String? = nil, training: GestureTeacher.Trained? = nil
+        _ event: String, label: String? = nil, reason: String? = nil, training: GestureTeacher.Trained? = nil, bytes: Int? = nil
     ) {
         answer(
             TeachAnswer(
                 event: event, label: label, reason: reason, samples: teacher.sampleCounts, models: teacher.taughtNames,
-                using: lock.withLock { gestureModel?.name }, training: training))
+                using: lock.withLock { gestureModel?.name }, training: training, bytes: bytes))
     }
 }

@@ -7,12 +7,13 @@ import VisionTasks
 ///
 /// Frames are never queued without bound: while a frame is in work, the newest frame that
 /// arrives waits in a single slot; a frame already waiting there is replaced and counted as
-/// dropped. Answers (JSON text) go to `send`, which must not block.
+/// dropped. Answers (JSON text, and a taught bundle when asked) go to `send`, which must not
+/// block.
 final class LiveSession: @unchecked Sendable {
     private let library: ModelLibrary
     let limits: ServerLimits
     private let metrics: ServerMetrics
-    private let send: @Sendable (String) -> Void
+    private let send: @Sendable (LiveOutgoing) -> Void
     let queue = DispatchQueue(label: "vision-tasks.live-session")
 
     let lock = NSLock()
@@ -35,7 +36,7 @@ final class LiveSession: @unchecked Sendable {
     /// Builds the session's task (errors: the task's `TasksError`).
     init(
         settings: TaskSettings, library: ModelLibrary, limits: ServerLimits, metrics: ServerMetrics,
-        send: @escaping @Sendable (String) -> Void
+        send: @escaping @Sendable (LiveOutgoing) -> Void
     ) throws {
         self.library = library
         self.limits = limits
@@ -199,7 +200,13 @@ final class LiveSession: @unchecked Sendable {
     func answer(_ value: some Encodable) {
         guard !lock.withLock({ closed }) else { return }
         guard let text = Self.text(of: value) else { return }
-        send(text)
+        send(.text(text))
+    }
+
+    /// Sends bytes as a binary message (a taught bundle, after the answer that announces it).
+    func sendBinary(_ bytes: Data) {
+        guard !lock.withLock({ closed }) else { return }
+        send(.binary(bytes))
     }
 
     /// An answer as the text message a session sends (the CLI's JSON encoder); nil if it does

@@ -13,6 +13,8 @@ import VisionTasks
 ///      "trainingSamples": 48, "testSamples": 12, "accuracy": 1, "confusionMatrix": [[6, 0], [0, 6]],
 ///      "epochs": 10, "trainingMilliseconds": 41.5, "dropped": [], "using": "mine", ...}
 ///     {"type": "teach", "event": "using", "using": "mine", ...}
+///     {"type": "teach", "event": "bundle", "label": "mine", "bytes": 8123456, ...}
+///                                              (the bundle follows as one binary message)
 struct TeachAnswer: Encodable {
     var event: String
     var label: String?
@@ -22,9 +24,11 @@ struct TeachAnswer: Encodable {
     var using: String?
     /// A `trained` answer's classifier and figures (its labels are its evaluation's).
     var training: GestureTeacher.Trained?
+    /// A `bundle` answer's size in bytes: that of the binary message that follows it.
+    var bytes: Int? = nil
 
     private enum Keys: String, CodingKey {
-        case type, event, label, reason, samples, models, using
+        case type, event, label, reason, samples, models, using, bytes
         case name, labels, trainingSamples, testSamples, accuracy, confusionMatrix, epochs, trainingMilliseconds, dropped
     }
 
@@ -37,6 +41,7 @@ struct TeachAnswer: Encodable {
         try c.encode(samples, forKey: .samples)
         try c.encode(models, forKey: .models)
         if let using { try c.encode(using, forKey: .using) } else { try c.encodeNil(forKey: .using) }
+        try c.encodeIfPresent(bytes, forKey: .bytes)
         if let training {
             try c.encode(training.name, forKey: .name)
             try c.encode(training.evaluation.labels, forKey: .labels)

@@ -10,6 +10,8 @@ import Foundation
 ///     {"teach": {"train": {"name": "mine", "epochs": 10, "batchSize": 2}}}
 ///                                          train on the samples and run the new classifier
 ///     {"teach": {"use": "mine"}}          run a classifier trained earlier ({"use": null}: the server's own)
+///     {"teach": {"download": "mine"}}     send the bundle of a classifier trained earlier (a
+///                                          `bundle` answer, then the bundle as a binary message)
 ///
 /// The values are checked here (`badMessage` for a malformed request, `badOption` for a value
 /// out of range); whether the session can do it now (samples, limits) is the session's
@@ -25,6 +27,8 @@ enum TeachRequest: Sendable, Equatable {
     case train(Training)
     /// Run the classifier kept as `name`, or the server's own bundle (nil).
     case use(name: String?)
+    /// Send the gesture recognizer bundle of the classifier kept as `name`.
+    case download(name: String)
 
     /// What a train request asks for; the rest is Model Maker's defaults.
     struct Training: Sendable, Equatable {
@@ -71,7 +75,7 @@ enum TeachRequest: Sendable, Equatable {
     static func malformed(_ detail: String) -> ServerError {
         ServerError(
             code: .badMessage,
-            message: "a teach message is {\"teach\": {R}} with one request R of record (a label), stop, clear (a label or true), train ({\"name\", \"epochs\", \"batchSize\"}) or use (a name or null): \(detail)")
+            message: "a teach message is {\"teach\": {R}} with one request R of record (a label), stop, clear (a label or true), train ({\"name\", \"epochs\", \"batchSize\"}), use (a name or null) or download (a name): \(detail)")
     }
 
     /// A label or a name: 1 to `maxNameLength` characters, no control characters.
@@ -90,6 +94,7 @@ enum TeachRequest: Sendable, Equatable {
         case .record(let label): return .record(label: try Self.checkName(label, "the label to record"))
         case .clear(let label?): return .clear(label: try Self.checkName(label, "the label to clear"))
         case .use(let name?): return .use(name: try Self.checkName(name, "the classifier's name"))
+        case .download(let name): return .download(name: try Self.checkName(name, "the classifier's name"))
         case .train(let training):
             _ = try Self.checkName(training.name, "the classifier's name")
             guard (1...Self.maxEpochs).contains(training.epochs) else {
@@ -120,7 +125,7 @@ enum TeachRequest: Sendable, Equatable {
     private struct RequestObject: Decodable {
         var request: TeachRequest
 
-        private enum Keys: String, CodingKey, CaseIterable { case record, stop, clear, train, use }
+        private enum Keys: String, CodingKey, CaseIterable { case record, stop, clear, train, use, download }
 
         init(from decoder: any Decoder) throws {
             let all = try decoder.container(keyedBy: JSONKey.self)
@@ -144,6 +149,7 @@ enum TeachRequest: Sendable, Equatable {
                 }
             case .train: request = .train(try c.decode(TrainingObject.self, forKey: .train).training)
             case .use: request = .use(name: try c.decodeNil(forKey: .use) ? nil : try c.decode(String.self, forKey: .use))
+            case .download: request = .download(name: try c.decode(String.self, forKey: .download))
             }
         }
     }

@@ -60,7 +60,7 @@ extension VisionServer {
         defer { sessions.close() }
 
         let session: LiveSession
-        let (answers, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(4))
+        let (answers, continuation) = AsyncStream.makeStream(of: LiveOutgoing.self, bufferingPolicy: .bufferingNewest(4))
         do {
             let settings = try TaskSettings(task: .gesture).applying(query: request.uri)
             do {
@@ -86,8 +86,15 @@ extension VisionServer {
             // Answers go out in order; a client that does not read only holds up this task,
             // and the bounded stream drops its oldest unsent answers.
             group.addTask {
-                for await text in answers {
-                    do { try await outbound.write(.text(text)) } catch { break }
+                for await message in answers {
+                    do {
+                        switch message {
+                        case .text(let text): try await outbound.write(.text(text))
+                        case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                        }
+                    } catch {
+                        break
+                    }
                 }
             }
             group.addTask {

@@ -1,5 +1,7 @@
 import Foundation
+import MediaIO
 import TestSupport
+import VisionTasks
 import XCTest
 
 @testable import VisionTasksServer
@@ -10,8 +12,10 @@ import XCTest
 /// classifier names Victory, Thumb_Up, None and Thumb_Up. The test records the first three while the page shows
 /// their canned names, under new names ("hello", "yes" and "none"), through the panel's buttons;
 /// trains; and then the live answers must carry the taught names, and no longer the canned
-/// ones, as the clip goes on, and the fourth still, never taught, must be answered "yes". The
-/// page is kept as `browser-teach.png` in `.build/test-artifacts/`.
+/// ones, as the clip goes on, and the fourth still, never taught, must be answered "yes". Then
+/// the panel's Save bundle downloads the taught gestures as `mine.task`, and the library's
+/// `GestureRecognizer`, given that file, answers "yes" for the untaught photo. The page is kept
+/// as `browser-teach.png` in `.build/test-artifacts/`.
 final class TeachBrowserTests: XCTestCase {
     /// The clip's stills in order: the label they stand for, the canned classifier's name for
     /// them, and whether the test records them (the last one is only shown, never taught).
@@ -47,6 +51,25 @@ final class TeachBrowserTests: XCTestCase {
     /// The panel's epochs: more than Model Maker's 10, so that a few dozen frames per label
     /// give the taught gestures scores well above the bundle's 0.5 threshold.
     static let epochs = 30
+
+    /// The downloaded bundle (the browser writes it when the download ends: up to 10 s) holds
+    /// the announced bytes, and the library's recognizer, given it, answers "yes" for the
+    /// untaught thumbs up.
+    static func checkSavedBundle(_ file: URL, bytes: Int?) throws {
+        for _ in 0..<50 where (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) != bytes {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let size = try file.resourceValues(forKeys: [.fileSizeKey]).fileSize
+        XCTAssertEqual(size, bytes, "the saved bundle's size")
+        let options = GestureRecognizerOptions()
+        options.baseOptions.modelAssetPath = file.path
+        let recognizer = try GestureRecognizer(options: options)
+        let unseen = try XCTUnwrap(segments.last)
+        let result = try recognizer.recognize(image: try MPImage(contentsOfFile: try SharedTestData.file("media/\(unseen.still)").path))
+        let top = result.gestures.first?.first
+        XCTAssertEqual(top?.categoryName, unseen.label, "the saved bundle on \(unseen.still): \(result.gestures)")
+        print("teach browser: the saved bundle (\(size ?? 0) bytes) on \(unseen.still): \(top?.categoryName ?? "no hand") \(top?.score ?? 0)")
+    }
 
     func testTeachTwoGesturesAndNoneThenTheLiveAnswersCarryTheTaughtNames() async throws {
         let chromium = try BrowserDemoTests.requireChromium()
@@ -111,6 +134,11 @@ final class TeachBrowserTests: XCTestCase {
                 let unseen = Self.answerAfterNone(timeline) ?? [:]
                 XCTAssertEqual(unseen["gesture"] as? String, "yes", "the untaught thumbs up; the timeline: \(timeline)")
                 print("teach browser: the untaught still answered \(unseen); timeline \(timeline)")
+                // Save bundle: the browser's download lands in the work folder.
+                _ = try await devtools.command("Page.setDownloadBehavior", ["behavior": "allow", "downloadPath": work.path])
+                try await click("teach-download")
+                let saved = try await waitFor("the bundle saved") { teach($0)["saved"] is [String: Any] }
+                XCTAssertEqual((teach(saved)["saved"] as? [String: Any])?["name"] as? String, "mine", "\(saved)")
                 try await Task.sleep(for: .milliseconds(300))
                 let png = try await devtools.screenshot()
                 try FileManager.default.createDirectory(at: BrowserDemoTests.artifacts, withIntermediateDirectories: true)
@@ -132,6 +160,7 @@ final class TeachBrowserTests: XCTestCase {
             XCTAssertNil(seen["Victory"], "\(seen)")
             XCTAssertNil(seen["Thumb_Up"], "\(seen)")
             XCTAssertEqual((state["errors"] as? [Any])?.count, 0, "no error answers: \(state)")
+            try Self.checkSavedBundle(work.appendingPathComponent("mine.task"), bytes: (teach["saved"] as? [String: Any])?["bytes"] as? Int)
             print("teach browser: trained \(trained), samples \(samples), seen \(seen)")
         }
         print("teach browser: \(ContinuousClock.now - started) from the clip to the end")

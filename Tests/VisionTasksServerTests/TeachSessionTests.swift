@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 import NIOCore
 import NIOWebSocket
 import TestSupport
@@ -140,6 +141,24 @@ final class TeachSessionTests: XCTestCase {
                 XCTAssertEqual(mineAgain, "hello")
                 try await expectError("{\"teach\": {\"use\": \"yours\"}}", "teachFailed", "the kept ones are mine")
 
+                // The kept classifier's bundle: a `bundle` answer, then the bundle as one binary
+                // message, which the library's recognizer opens and runs with the taught names.
+                let announced = try await send("{\"teach\": {\"download\": \"mine\"}}")
+                XCTAssertEqual(announced["event"] as? String, "bundle", "\(announced)")
+                XCTAssertEqual(announced["label"] as? String, "mine", "\(announced)")
+                guard case .binary(let bundle)? = try await client.next() else {
+                    throw ServerFixture.TestFailure("no binary message after \(announced)")
+                }
+                XCTAssertEqual(bundle.count, announced["bytes"] as? Int)
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("teach-\(UUID().uuidString).task")
+                defer { try? FileManager.default.removeItem(at: file) }
+                try Data(bundle).write(to: file)
+                let options = GestureRecognizerOptions()
+                options.baseOptions.modelAssetPath = file.path
+                let downloaded = try GestureRecognizer(options: options).recognize(image: try MPImage(data: hello))
+                XCTAssertEqual(downloaded.gestures.first?.first?.categoryName, "hello", "\(downloaded.gestures)")
+                try await expectError("{\"teach\": {\"download\": \"yours\"}}", "teachFailed", "the kept ones are mine")
+
                 // An options message keeps the taught classifier.
                 try await client.write(.text("{\"numHands\": 2}"))
                 let twoHands = try await reader.next(type: "ready")
@@ -173,6 +192,8 @@ final class TeachSessionTests: XCTestCase {
                     ("{\"teach\": {\"train\": {\"batchSize\": 2.5}}}", "badOption"),
                     ("{\"teach\": {\"clear\": \"never recorded\"}}", "teachFailed"),
                     ("{\"teach\": {\"use\": \"nothing trained\"}}", "teachFailed"),
+                    ("{\"teach\": {\"download\": \"nothing trained\"}}", "teachFailed"),
+                    ("{\"teach\": {\"download\": true}}", "badMessage"),
                     ("{\"teach\": {\"train\": {}}}", "teachFailed"),
                 ]
                 for (text, code) in bad {

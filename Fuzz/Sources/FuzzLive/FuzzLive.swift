@@ -147,7 +147,7 @@ func checkTeach(_ request: TeachRequest) {
     }
     var label: String?
     switch request {
-    case .record(let name), .clear(let name?), .use(let name?):
+    case .record(let name), .clear(let name?), .use(let name?), .download(let name):
         checkName(name)
         label = name
     case .train(let training):

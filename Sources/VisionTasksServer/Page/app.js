@@ -26,8 +26,9 @@ const demo = window.visionTasksDemo = {
   answers: 0, errors: [], events: [], swipes: [], framesWithLandmarks: 0, handIdentifiers: [], connected: false,
 };
 
-// Other panels (teach.js) send text messages on the session and hear every answer, and a
-// {type: 'connected'} when a new session starts, through this.
+// Other panels (teach.js) send text messages on the session and hear every answer, a
+// {type: 'connected'} when a new session starts, and {type: 'binary', data} for a binary
+// message, through this.
 const answerListeners = [];
 window.visionTasksPage = {
   send(text) {
@@ -87,7 +88,11 @@ function connect() {
     if (workout.active && task === 'pose') startCounting();  // a new session: the workout again, counts from zero
     for (const listener of answerListeners) listener({ type: 'connected' });
   };
-  socket.onmessage = (message) => onAnswer(JSON.parse(message.data));
+  socket.onmessage = (message) => {
+    if (typeof message.data === 'string') { onAnswer(JSON.parse(message.data)); return; }
+    // A binary message (a taught bundle the Teach panel asked for) goes to the panels.
+    for (const listener of answerListeners) listener({ type: 'binary', data: message.data });
+  };
   socket.onclose = (close) => {
     demo.connected = false; inFlight = false;
     const why = close.reason ? ` (${close.reason})` : '';

@@ -1,8 +1,9 @@
 // VisionTasks demo page, Teach panel: record a few seconds of each new gesture and of "none"
 // from the camera while the live gesture session runs, train on the server, and the session
-// answers with the new gestures at once. Everything goes over the page's live session as
-// {"teach": ...} text messages (docs/server.md); the server keeps the samples and the trained
-// classifiers for this session only.
+// answers with the new gestures at once; save the running gestures as a .task bundle. Everything
+// goes over the page's live session as {"teach": ...} text messages (docs/server.md); the server
+// keeps the samples and the trained classifiers for this session only, and sends a bundle asked
+// for as a binary message after a "bundle" answer.
 'use strict';
 (() => {
   // Recording time and epochs come from the panel, within these bounds (the server's epochs limit).
@@ -19,12 +20,14 @@
   // training's figures, the first hand's gesture in the latest answer, the gesture names
   // answered since the last training, and, in the order answered since then, runs of the same
   // gesture and hand ({gesture, hand, count}; gesture null while no hand is seen; the latest
-  // TIMELINE runs).
+  // TIMELINE runs), and the last bundle saved ({name, bytes}).
   const TIMELINE = 64;
   const teach = demo.teach = {
-    recording: null, samples: {}, models: [], using: null, trained: null, gesture: null, seen: {}, timeline: [], error: '',
+    recording: null, samples: {}, models: [], using: null, trained: null, gesture: null, seen: {}, timeline: [],
+    saved: null, error: '',
   };
   let stopTimer = null, waiting = false;
+  let expectedBundle = null;  // the "bundle" answer whose binary message comes next
 
   function status(text, isError) {
     const s = $('teach-status');
@@ -82,6 +85,26 @@
       select.append(option);
     }
     select.value = teach.using || '';
+    $('teach-download').disabled = !teach.using;
+  }
+
+  // Saves the bundle the server sent as <name>.task through the browser's downloads.
+  function save(data) {
+    const bundle = expectedBundle;
+    expectedBundle = null;
+    if (!bundle || data.byteLength !== bundle.bytes) {
+      status(`The bundle did not arrive whole (${data.byteLength} of ${bundle ? bundle.bytes : '?'} bytes): save it again.`, true);
+      return;
+    }
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([data], { type: 'application/octet-stream' }));
+    link.download = `${bundle.name}.task`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60000);
+    teach.saved = { name: bundle.name, bytes: bundle.bytes };
+    status(`Saved ${bundle.name}.task (${(bundle.bytes / 1e6).toFixed(1)} MB): run it with vision-tasks gesture --model ${bundle.name}.task, or in MediaPipe's GestureRecognizer.`);
   }
 
   function onTeachAnswer(answer) {
@@ -103,6 +126,10 @@
         `${Math.round(answer.accuracy * 100)}% right on ${answer.testSamples} held-out frames. Running it now${dropped}.`);
     }
     if (answer.event === 'using') { teach.seen = {}; teach.timeline = []; status(`Running ${answer.using || "the server's gestures"}.`); }
+    if (answer.event === 'bundle') {
+      expectedBundle = { name: answer.label, bytes: answer.bytes };
+      status(`Receiving ${answer.label}.task (${(answer.bytes / 1e6).toFixed(1)} MB)…`);
+    }
     render();
   }
 
@@ -110,7 +137,7 @@
     if (answer.type === 'connected') {
       // A new session: the server forgot what the old one was taught.
       Object.assign(teach, { recording: null, samples: {}, models: [], using: null, seen: {}, timeline: [] });
-      clearTimeout(stopTimer); stopTimer = null; waiting = false;
+      clearTimeout(stopTimer); stopTimer = null; waiting = false; expectedBundle = null;
       render();
     } else if (answer.type === 'result' && answer.task === 'gesture') {
       const gesture = (((answer.gesture || {}).gestures || [])[0] || [])[0];
@@ -120,6 +147,8 @@
       note(teach.gesture, hand ? hand.categoryName : null);
     } else if (answer.type === 'teach') {
       onTeachAnswer(answer);
+    } else if (answer.type === 'binary') {
+      save(answer.data);
     } else if (answer.type === 'error' && waiting) {
       waiting = false;
       teach.recording = null; clearTimeout(stopTimer); stopTimer = null;
@@ -137,5 +166,6 @@
     if (request({ train: { name: $('teach-name').value.trim() || 'mine', epochs } })) status('Training…');
   };
   $('teach-use').onchange = () => request({ use: $('teach-use').value || null });
+  $('teach-download').onclick = () => { if (teach.using) request({ download: teach.using }); };
   render();
 })();
