@@ -86,11 +86,15 @@ let package = Package(
         // The media layer: decoding and encoding images and videos, EXIF, drawing; extends
         // VisionTasks' MPImage with init(contentsOfFile:), init(contentsOf:), init(data:).
         .target(name: "MediaIO", dependencies: ["VisionTasks", "CJPEG", "CPNG", "CFFmpeg", "CKernels"]),
+        // What the CLI and the server share, not for library users: running a task on a frame in
+        // a running mode (`FrameTask`), and the JSON records both write (`FrameRecord`, `PoseRecord`).
+        .target(name: "TaskRunner", dependencies: ["VisionTasks"]),
+
         // `vision-tasks serve`: the live WebSocket server, the HTTP API and the demo page (Hummingbird).
         .target(
             name: "VisionTasksServer",
             dependencies: [
-                "VisionTasks", "MediaIO",
+                "VisionTasks", "MediaIO", "TaskRunner",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -121,7 +125,7 @@ let package = Package(
             name: "VisionTasksCLI",
             dependencies: [
                 "VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksServer",
-                "VisionTasksMLKit", "VisionTasksAppleVision",
+                "VisionTasksMLKit", "VisionTasksAppleVision", "TaskRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -158,7 +162,7 @@ let package = Package(
         .testTarget(
             name: "VisionTasksServerTests",
             dependencies: [
-                "VisionTasksServer", "VisionTasks", "MediaIO", "TestSupport",
+                "VisionTasksServer", "VisionTasks", "MediaIO", "TestSupport", "TaskRunner",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

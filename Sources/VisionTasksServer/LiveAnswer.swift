@@ -1,4 +1,5 @@
 import Foundation
+import TaskRunner
 import VisionTasks
 
 /// The JSON answer to one processed live frame: the CLI's record (`width`, `height`,

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TaskRunner
 import VisionTasks
 
 /// One live WebSocket session: its own video-mode task instance (its own tracking state) and a

@@ -1,3 +1,4 @@
+import TaskRunner
 import VisionTasks
 
 /// One task instance with the settings it was made with: runs a frame and gives the result in
@@ -25,29 +26,19 @@ final class TaskEngine: @unchecked Sendable {
     /// Runs `image` (in video mode at `timestampInMilliseconds`, which must increase from call
     /// to call); errors are the task's `TasksError`s.
     func process(_ image: MPImage, timestampInMilliseconds: Int) throws -> TaskOutput {
-        let video = mode != .image
         switch instance {
         case .gesture(let recognizer):
-            let result =
-                video
-                ? try recognizer.recognize(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
-                : try recognizer.recognize(image: image)
+            let result = try recognizer.run(image, mode: mode, timestampInMilliseconds: timestampInMilliseconds)
             return TaskOutput(
                 result: result, identifiers: result.handIdentifiers,
                 events: events?.process(result, imageWidth: image.width, imageHeight: image.height) ?? [])
         case .hands(let landmarker):
-            let result =
-                video
-                ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
-                : try landmarker.detect(image: image)
+            let result = try landmarker.run(image, mode: mode, timestampInMilliseconds: timestampInMilliseconds)
             return TaskOutput(
                 result: result, identifiers: result.handIdentifiers,
                 events: events?.process(result, imageWidth: image.width, imageHeight: image.height) ?? [])
         case .pose(let landmarker):
-            let result =
-                video
-                ? try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds)
-                : try landmarker.detect(image: image)
+            let result = try landmarker.run(image, mode: mode, timestampInMilliseconds: timestampInMilliseconds)
             return TaskOutput(result: PoseRecord(result), identifiers: result.poseIdentifiers, events: [], pose: result)
         }
     }

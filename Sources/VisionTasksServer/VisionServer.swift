@@ -7,6 +7,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TaskRunner
 import VisionTasks
 
 /// `vision-tasks serve`: the demo page, live WebSocket sessions and the HTTP API on Hummingbird.

@@ -3,6 +3,7 @@ import HTTPTypes
 import MediaIO
 import NIOCore
 import NIOWebSocket
+import TaskRunner
 import TestSupport
 import VisionTasks
 import XCTest

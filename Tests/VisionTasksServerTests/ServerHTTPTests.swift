@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MediaIO
 import NIOCore
+import TaskRunner
 import TestSupport
 import VisionTasks
 import XCTest

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import TaskRunner
 import VisionTasks
 
 extension MediaDriver {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import TaskRunner
 import VisionTasks
 
 /// Runs a `FrameProcessor` over the inputs of a command: enumerates and decodes them, feeds the

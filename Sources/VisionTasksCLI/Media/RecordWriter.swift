@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TaskRunner
 import VisionTasks
 
 /// `--output-format`.

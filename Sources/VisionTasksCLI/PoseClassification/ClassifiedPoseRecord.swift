@@ -1,4 +1,5 @@
 import Foundation
+import TaskRunner
 import VisionTasks
 
 /// A pose record with ML Kit's pose classification and repetition counts beside the landmarks

@@ -1,4 +1,5 @@
 import Foundation
+import TaskRunner
 import VisionTasks
 
 extension TaskFrameProcessor where Task == GestureRecognizer {
@@ -15,13 +16,10 @@ extension TaskFrameProcessor where Task == GestureRecognizer {
             return options
         }
         return Self(
-            resultKey: "gesture",
+            resultKey: Task.resultKey,
             makeTask: { mode in try GestureRecognizer(options: options(mode)) },
             process: { recognizer, image, mode, timestamp in
-                let result =
-                    mode == .image
-                    ? try recognizer.recognize(image: image)
-                    : try recognizer.recognize(videoFrame: image, timestampInMilliseconds: timestamp)
+                let result = try recognizer.run(image, mode: mode, timestampInMilliseconds: timestamp)
                 return gestureOutput(result, image: image)
             },
             live: LiveHooks(

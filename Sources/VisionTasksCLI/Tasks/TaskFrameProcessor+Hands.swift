@@ -1,3 +1,4 @@
+import TaskRunner
 import VisionTasks
 
 extension TaskFrameProcessor where Task == HandLandmarker {
@@ -10,13 +11,10 @@ extension TaskFrameProcessor where Task == HandLandmarker {
             return options
         }
         return Self(
-            resultKey: "hands",
+            resultKey: Task.resultKey,
             makeTask: { mode in try HandLandmarker(options: options(mode)) },
             process: { landmarker, image, mode, timestamp in
-                let result =
-                    mode == .image
-                    ? try landmarker.detect(image: image)
-                    : try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+                let result = try landmarker.run(image, mode: mode, timestampInMilliseconds: timestamp)
                 return handsOutput(result, image: image)
             },
             live: LiveHooks(

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIO
+import TaskRunner
 import VisionTasks
 
 extension TaskFrameProcessor where Task == PoseLandmarker {
@@ -16,13 +17,10 @@ extension TaskFrameProcessor where Task == PoseLandmarker {
             return options
         }
         return Self(
-            resultKey: "pose",
+            resultKey: Task.resultKey,
             makeTask: { mode in try PoseLandmarker(options: options(mode)) },
             process: { landmarker, image, mode, timestamp in
-                let result =
-                    mode == .image
-                    ? try landmarker.detect(image: image)
-                    : try landmarker.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+                let result = try landmarker.run(image, mode: mode, timestampInMilliseconds: timestamp)
                 return try poseOutput(result, image: image, classification: classification)
             },
             live: LiveHooks(
