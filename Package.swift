@@ -123,6 +123,8 @@ let package = Package(
                 "VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksServer",
                 "VisionTasksMLKit", "VisionTasksAppleVision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `serve --log-format`, `--log-level`: the server's logger.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
