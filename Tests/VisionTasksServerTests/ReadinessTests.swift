@@ -63,6 +63,8 @@ final class ReadinessTests: XCTestCase {
             }
             XCTAssertEqual(status, .ok)
 
+            // A connection that sends nothing keeps the drain going to its deadline (2 s).
+            let silent = try RawClient(port: port)
             await group.triggerGracefulShutdown()
             for _ in 0..<400 where !server.drain.isDraining { try await Task.sleep(for: .milliseconds(10)) }
             XCTAssertEqual(server.notReadyReason, .draining)
@@ -72,6 +74,7 @@ final class ReadinessTests: XCTestCase {
             try late.send(Array("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
             let head = try await offThePool { try late.readHead() }
             XCTAssertTrue(head.hasPrefix("HTTP/1.1 503"), head)
+            withExtendedLifetime(silent) {}
         }
     }
 

@@ -77,6 +77,7 @@ final class ReplicaBalancingTests: XCTestCase {
         try await Self.waitUntil("every session answers again") {
             sessions.allSatisfy(\.connected) && sessions.flatMap(\.closes).count >= Int(held)
         }
+        let stayingSessions = try await ReplicaSet.metric("vision_tasks_open_sessions", port: staying.port)
         // HTTP clients go on a moment with one replica left.
         let answeredBefore = posters.map(\.answered).reduce(0, +)
         try await Self.waitUntil("HTTP answers after the drain") { posters.map(\.answered).reduce(0, +) >= answeredBefore + 4 }
@@ -95,7 +96,6 @@ final class ReplicaBalancingTests: XCTestCase {
         XCTAssertEqual(times.count, Int(held))
         for time in times { XCTAssertLessThan(time, .seconds(2), "from 1001 to an answer through the balancer: \(times)") }
         XCTAssertEqual(sessions.flatMap(\.failedConnects), [], "no new session refused")
-        let stayingSessions = try await ReplicaSet.metric("vision_tasks_open_sessions", port: staying.port)
         XCTAssertEqual(stayingSessions, 4)
 
         let statuses = posters.flatMap(\.statuses)

@@ -11,7 +11,8 @@ import Glibc
 /// Replicas of `vision-tasks serve` (the built program, each on a free port of 127.0.0.1,
 /// configured through `VISION_TASKS_*` variables as a container is) behind Debian's HAProxy on
 /// 127.0.0.1: least-connection balancing, health checks on `/readyz` every 250 ms, retries of
-/// refused connections and 503 answers on another replica, and WebSocket-long tunnel timeouts
+/// refused connections and 503 answers on another replica, one replica connection per request,
+/// and WebSocket-long tunnel timeouts
 /// (the configuration docs/server.md shows). Its stats page (CSV) says which replicas HAProxy
 /// holds up. Everything is killed at `stop()`.
 final class ReplicaSet: @unchecked Sendable {
@@ -118,6 +119,9 @@ final class ReplicaSet: @unchecked Sendable {
             timeout client-fin 5s
             timeout server-fin 5s
             option http-buffer-request
+            # A new connection to a replica for each request: a WebSocket upgrade that comes as a
+            # later request on a kept-alive connection is answered 307 by hummingbird-websocket.
+            option http-server-close
             retries 3
             option redispatch 1
             retry-on conn-failure empty-response response-timeout 503
