@@ -128,7 +128,9 @@ final class ReplicaBalancingTests: XCTestCase {
         try await Self.waitUntil("every session answers again") {
             sessions.allSatisfy(\.connected) && sessions.flatMap(\.closes).count >= Int(held)
         }
-        XCTAssertEqual(try set.states()[staying.name], "UP")
+        // "UP", or "UP 1/2" after one slow health check on a loaded machine.
+        let states = try set.states()
+        XCTAssertEqual(states[staying.name]?.hasPrefix("UP"), true, "\(states)")
         let stayingSessions = try await ReplicaSet.metric("vision_tasks_open_sessions", port: staying.port)
         XCTAssertEqual(stayingSessions, 4)
         let client = HTTPTestClient(port: set.port)

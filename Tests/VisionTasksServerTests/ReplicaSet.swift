@@ -114,6 +114,8 @@ final class ReplicaSet: @unchecked Sendable {
             timeout connect 2s
             timeout client 60s
             timeout server 60s
+            # A health check's answer may take a while on a loaded machine (without this: inter).
+            timeout check 2s
             # Live sessions are WebSocket tunnels that may be quiet for a while.
             timeout tunnel 1h
             timeout client-fin 5s

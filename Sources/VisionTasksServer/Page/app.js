@@ -107,6 +107,7 @@ function connect() {
     setStatus('disconnected');
     demo.disconnects = (demo.disconnects || 0) + 1;
     demo.closes.push({ code: close.code, reason: close.reason, wait });
+    if (demo.closes.length > 50) demo.closes.splice(1, 1);  // the first close and the latest 49
     // The new session opens with the view chosen now (the URL's task); the workout is sent
     // again on open and the teach panel hears 'connected'.
     setTimeout(() => { demo.reconnects += 1; connect(); }, wait);
