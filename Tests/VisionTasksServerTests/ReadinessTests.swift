@@ -65,6 +65,8 @@ final class ReadinessTests: XCTestCase {
 
             // A connection that sends nothing keeps the drain going to its deadline (2 s).
             let silent = try RawClient(port: port)
+            for _ in 0..<400 where server.connections.count < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            XCTAssertEqual(server.connections.count, 1, "the silent connection is open")
             await group.triggerGracefulShutdown()
             for _ in 0..<400 where !server.drain.isDraining { try await Task.sleep(for: .milliseconds(10)) }
             XCTAssertEqual(server.notReadyReason, .draining)
