@@ -63,10 +63,14 @@ final class ReadinessTests: XCTestCase {
             }
             XCTAssertEqual(status, .ok)
 
-            // A connection that sends nothing keeps the drain going to its deadline (2 s).
-            let silent = try RawClient(port: port)
-            for _ in 0..<400 where server.connections.count < 1 { try await Task.sleep(for: .milliseconds(10)) }
-            XCTAssertEqual(server.connections.count, 1, "the silent connection is open")
+            // A request in progress (half its body sent) keeps the drain going to its deadline
+            // (2 s); an idle connection would be closed at once, and the drain with it.
+            let jpeg = [UInt8](try ServerFixture.still("hand_thumb_up_left_01.jpg"))
+            let posting = try RawClient(port: port)
+            try posting.send(
+                Array("POST /v1/gesture HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8) + jpeg.prefix(1000))
+            for _ in 0..<400 where server.pendingRequests.current < 1 { try await Task.sleep(for: .milliseconds(10)) }
+            XCTAssertEqual(server.pendingRequests.current, 1, "the POST is in progress")
             await group.triggerGracefulShutdown()
             for _ in 0..<400 where !server.drain.isDraining { try await Task.sleep(for: .milliseconds(10)) }
             XCTAssertEqual(server.notReadyReason, .draining)
@@ -76,7 +80,7 @@ final class ReadinessTests: XCTestCase {
             try late.send(Array("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
             let head = try await offThePool { try late.readHead() }
             XCTAssertTrue(head.hasPrefix("HTTP/1.1 503"), head)
-            withExtendedLifetime(silent) {}
+            withExtendedLifetime(posting) {}
         }
     }
 
