@@ -127,6 +127,8 @@ let package = Package(
                 "VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksServer",
                 "VisionTasksMLKit", "VisionTasksAppleVision", "TaskRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `serve --log-format`, `--log-level`: the server's logger.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

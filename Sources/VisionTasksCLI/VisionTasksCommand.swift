@@ -35,6 +35,16 @@ struct VisionTasksCommand: AsyncParsableCommand {
             PoseSamplesCommand.main(Array(arguments.dropFirst(2)))
             return
         }
+        if arguments.first == "serve" {
+            // Its options from VISION_TASKS_* variables too (a flag on the command line wins).
+            do {
+                let serve = try ServeEnvironment.arguments(Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+                await main(["serve"] + serve)
+            } catch {
+                ServeCommand.exit(withError: error)
+            }
+            return
+        }
         await main(nil)
     }
 }

@@ -44,6 +44,10 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// Whether `origin` can be one of `allowedOrigins`: `scheme://host[:port]` with an http or
+    /// https scheme and no path.
+    public static func isOrigin(_ origin: String) -> Bool { OriginPolicy.parseOrigin(origin) != nil }
+
     /// A configuration with the default settings and these models.
     public init(models: ServerModels) {
         self.models = models

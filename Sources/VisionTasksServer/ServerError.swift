@@ -52,18 +52,23 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         case tooManyConnections
         /// The server is shutting down and takes no new requests or sessions.
         case shuttingDown
+        /// `GET /readyz`: the server takes no new work now; `reason` says why (`ServerReadiness`).
+        case notReady
     }
 
     var code: Code
     var message: String
     /// The methods the route takes (`methodNotAllowed`), for the `Allow` header.
     var allowedMethods: [HTTPRequest.Method] = []
+    /// A word for programs beside the code (`notReady`: `starting`, `draining`, `noFreeSession`),
+    /// encoded as the error's `reason` when present.
+    var reason: String?
 
     var status: HTTPResponse.Status {
         switch code {
         case .badOption, .badImage, .badMessage, .badSamples, .taskFailed, .teachFailed, .badRequest: return .badRequest
         case .imageTooLarge: return .contentTooLarge
-        case .tooManySessions, .serverBusy, .tooManyConnections, .shuttingDown: return .serviceUnavailable
+        case .tooManySessions, .serverBusy, .tooManyConnections, .shuttingDown, .notReady: return .serviceUnavailable
         case .notFound: return .notFound
         case .methodNotAllowed: return .methodNotAllowed
         case .requestTimeout: return .requestTimeout
@@ -84,7 +89,9 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
 
     /// The JSON body of HTTP answers.
     var body: Data {
-        (try? JSONEncoder().encode(["error": ["code": code.rawValue, "message": message]])) ?? Data()
+        var fields = ["code": code.rawValue, "message": message]
+        if let reason { fields["reason"] = reason }
+        return (try? JSONEncoder().encode(["error": fields])) ?? Data()
     }
 
     /// The answer's headers: the JSON content type, and what the code calls for.

@@ -15,6 +15,9 @@ final class ServerMetrics: Sendable {
     private let processing: [TaskKind: CoreMetrics.Timer]
     private let requests: [TaskKind: CoreMetrics.Counter]
     private let connections: Meter
+    private let sessionLimit: Meter
+    private let requestsInProgress: Meter
+    private let requestLimit: Meter
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -43,6 +46,9 @@ final class ServerMetrics: Sendable {
             CoreMetrics.Counter(label: "vision_tasks_http_requests_total", dimensions: [("task", $0.rawValue)], factory: factory)
         }
         connections = Meter(label: "vision_tasks_open_connections", factory: factory)
+        sessionLimit = Meter(label: "vision_tasks_max_sessions", factory: factory)
+        requestsInProgress = Meter(label: "vision_tasks_http_requests_in_progress", factory: factory)
+        requestLimit = Meter(label: "vision_tasks_max_pending_requests", factory: factory)
         // Touch the counters of fixed label sets so that every one shows in /metrics from the start.
         for code in ServerError.Code.allCases {
             error(code).increment(by: 0)
@@ -52,7 +58,20 @@ final class ServerMetrics: Sendable {
         }
         sessions.set(0)
         connections.set(0)
+        requestsInProgress.set(0)
     }
+
+    /// The limits beside the counts they cap (`vision_tasks_max_sessions`,
+    /// `vision_tasks_max_pending_requests`), so that a dashboard or an autoscaler reads the
+    /// fraction in use from one scrape.
+    func setLimits(sessions: Int, pendingRequests: Int) {
+        sessionLimit.set(sessions)
+        requestLimit.set(pendingRequests)
+    }
+
+    /// HTTP task requests in progress (admitted, not yet answered), as read when `/metrics` is
+    /// scraped.
+    func setInProgress(requests: Int) { requestsInProgress.set(requests) }
 
     func sessionOpened() { sessions.increment() }
     func sessionClosed() { sessions.decrement() }

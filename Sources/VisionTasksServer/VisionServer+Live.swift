@@ -78,6 +78,12 @@ extension VisionServer {
         }
         metrics.sessionOpened()
         defer { metrics.sessionClosed() }
+        // Every line about this session carries its id (`session` in JSON logs).
+        let logger = {
+            var logger = self.logger
+            logger[metadataKey: "session"] = "\(Self.newSessionID())"
+            return logger
+        }()
         logger.info("live session opened", metadata: ["task": "\(session.settings.task.rawValue)", "open": "\(sessions.current)"])
 
         let limits = configuration.limits
@@ -98,7 +104,7 @@ extension VisionServer {
                 }
             }
             group.addTask {
-                await closeWhenDue(session, activity: activity, outbound: outbound, channel: channel)
+                await closeWhenDue(session, activity: activity, outbound: outbound, channel: channel, logger: logger)
             }
             session.answer(
                 LiveReadyAnswer(
@@ -138,7 +144,9 @@ extension VisionServer {
     /// has not answered the close within `sessionCloseGrace` (or that does not read, so that
     /// the close cannot go out) has its connection closed. Returns early when cancelled (the
     /// session ended by itself).
-    private func closeWhenDue(_ session: LiveSession, activity: SessionActivity, outbound: WebSocketOutboundWriter, channel: any Channel) async {
+    private func closeWhenDue(
+        _ session: LiveSession, activity: SessionActivity, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
+    ) async {
         let timeout = configuration.timeouts.session
         let (code, reason): (WebSocketErrorCode, String) = await withTaskGroup(of: (WebSocketErrorCode, String)?.self) { group in
             group.addTask {
@@ -165,6 +173,13 @@ extension VisionServer {
         try? await Task.sleep(for: Self.sessionCloseGrace)
         if !Task.isCancelled { channel.close(promise: nil) }
         closing.cancel()
+    }
+
+    /// A live session's id in the logs: 12 random hexadecimal digits.
+    static func newSessionID() -> String {
+        let value = UInt64.random(in: 0..<(1 << 48))
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 12 - digits.count) + digits
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -18,7 +18,8 @@ import VisionTasks
 ///   processed frame (`LiveAnswer`); a text message is a JSON object of options.
 /// - `POST /v1/gesture`, `/v1/hands`, `/v1/pose`: a JPEG or PNG body, options as query
 ///   parameters, the CLI's JSON answer.
-/// - `GET /healthz`, `GET /metrics` (Prometheus text format).
+/// - `GET /healthz` (liveness), `GET /readyz` (readiness: `ServerReadiness`), `GET /metrics`
+///   (Prometheus text format).
 ///
 /// Every path answers `HEAD` where it answers `GET`, and `OPTIONS`. Only the server's own
 /// `Host` and `Origin` values are answered (`OriginPolicy`); connections are capped and timed
@@ -44,6 +45,8 @@ public struct VisionServer: Sendable {
     let origins: OriginPolicy
     /// The shutdown (`ServerDrain`).
     let drain: ServerDrain
+    /// Whether it listens yet (`GET /readyz`).
+    let readiness = ServerReadiness()
 
     /// Reads the models and the page and builds one image-mode instance of each task. Errors:
     /// `ServerConfigurationError` for a setting out of range (checked first), `TasksError` for a
@@ -66,6 +69,7 @@ public struct VisionServer: Sendable {
         connections = ConnectionRegistry(limit: configuration.limits.maxConnections, metrics: metrics)
         origins = OriginPolicy(host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins)
         drain = ServerDrain(registry: connections, duration: configuration.drainDuration) { [logger] in logger.info("\($0)") }
+        metrics.setLimits(sessions: configuration.maxSessions, pendingRequests: configuration.limits.maxPendingRequests)
     }
 
     /// The Hummingbird application; `onRunning` is called with the bound port once it listens.
@@ -85,7 +89,8 @@ public struct VisionServer: Sendable {
             ws: .init(
                 maxFrameSize: limits.largestLiveMessageBytes,
                 closeTimeout: Self.sessionCloseGrace, validateUTF8: true))
-        let (connections, origins, metrics) = (connections, origins, metrics)
+        let (connections, origins, metrics, readiness) = (connections, origins, metrics, readiness)
+        readiness.restarting()
         let server = HTTPServerBuilder { responder in
             GuardedChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
@@ -103,6 +108,7 @@ public struct VisionServer: Sendable {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 origins.bind(port: port)
+                readiness.started()
                 await onRunning(port)
             },
             logger: logger)
@@ -149,7 +155,7 @@ public struct VisionServer: Sendable {
     /// The methods each path of the HTTP router takes; `MethodsResponder` answers `HEAD`,
     /// `OPTIONS` and 405 from it.
     var routeMethods: [String: [HTTPRequest.Method]] {
-        var methods: [String: [HTTPRequest.Method]] = ["/healthz": [.get], "/metrics": [.get], "/v1/live": [.get]]
+        var methods: [String: [HTTPRequest.Method]] = ["/healthz": [.get], "/readyz": [.get], "/metrics": [.get], "/v1/live": [.get]]
         for path in page.files.keys { methods[path] = [.get] }
         for task in TaskKind.allCases { methods["/v1/\(task.rawValue)"] = [.post] }
         return methods
@@ -174,8 +180,16 @@ public struct VisionServer: Sendable {
         router.get("/healthz") { _, _ in
             Self.json(["status": "ok"])
         }
-        router.get("/metrics") { _, _ in
-            Response(
+        router.get("/readyz") { _, _ -> Response in
+            if let reason = notReadyReason {
+                throw ServerError(code: .notReady, message: reason.message, reason: reason.rawValue)
+            }
+            return Self.json(["status": "ready"])
+        }
+        let pendingRequests = pendingRequests
+        router.get("/metrics") { _, _ -> Response in
+            metrics.setInProgress(requests: pendingRequests.current)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
@@ -189,6 +203,12 @@ public struct VisionServer: Sendable {
             try await handle(request, context: context)
         }
         return router
+    }
+
+    /// Why `GET /readyz` answers 503 now (`ServerReadiness`); nil when the server is ready.
+    var notReadyReason: ServerReadiness.Reason? {
+        readiness.reason(
+            draining: drain.isDraining || connections.isDraining, sessionsInUse: sessions.current, sessionLimit: sessions.limit)
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {

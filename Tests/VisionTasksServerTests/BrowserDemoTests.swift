@@ -57,9 +57,10 @@ final class BrowserDemoTests: XCTestCase {
         }
     }
 
-    /// A refused camera permission is said on the page; when the server goes away the page says
-    /// so, and once a server listens on the port again the page reconnects by itself, with the
-    /// camera message still shown.
+    /// A refused camera permission is said on the page; when the server drains (its sessions
+    /// closed with 1001, going away) the page says so, and once a server listens on the port
+    /// again the page reconnects by itself (counted in `reconnects`, its waits backing off),
+    /// with the camera message still shown.
     func testPageSaysWhenTheCameraIsRefusedAndReconnectsWhenTheServerComesBack() async throws {
         let chromium = try Self.requireChromium()
         let work = try Self.workFolder()
@@ -68,7 +69,8 @@ final class BrowserDemoTests: XCTestCase {
         // The first server takes any free port; the second one listens on the same port.
         let first = try VisionServer(configuration: ServerFixture.configuration())
         let port = PortBox()
-        let firstGroup = ServiceGroup(configuration: .init(services: [first.makeApplication { port.set($0) }], logger: first.logger))
+        // With its drain, as `vision-tasks serve` runs it: the page's session gets 1001.
+        let firstGroup = first.makeServiceGroup { port.set($0) }
         let firstRun = Task { try await firstGroup.run() }
         let bound = try await port.wait()
 
@@ -107,7 +109,16 @@ final class BrowserDemoTests: XCTestCase {
             let back = try await waitFor("a new connection") { demo, message in
                 demo["connected"] as? Bool == true && message.contains("Camera permission was refused")
             }
-            XCTAssertGreaterThanOrEqual((try ServerFixture.json(back)["demo"] as? [String: Any])?["disconnects"] as? Int ?? 0, 1)
+            let demo = try ServerFixture.json(back)["demo"] as? [String: Any] ?? [:]
+            XCTAssertGreaterThanOrEqual(demo["disconnects"] as? Int ?? 0, 1)
+            XCTAssertGreaterThanOrEqual(demo["reconnects"] as? Int ?? 0, 1)
+            let closes = demo["closes"] as? [[String: Any]] ?? []
+            XCTAssertEqual(closes.first?["code"] as? Int, 1001, "the drain closes the page's session with 1001: \(closes)")
+            XCTAssertEqual(closes.first?["reason"] as? String, "server shutting down")
+            // While no server listened, each wait was the one before doubled (±30 %), at most 5 s × 1.3.
+            let waits = closes.compactMap { $0["wait"] as? Int }
+            XCTAssertTrue(waits.allSatisfy { $0 <= 6500 }, "\(waits)")
+            if waits.count >= 2 { XCTAssertLessThan(waits[0], 250 * 13 / 10 + 1, "\(waits)") }
             await secondGroup.triggerGracefulShutdown()
             try await secondRun.value
             return true

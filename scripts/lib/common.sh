@@ -117,6 +117,17 @@ vt_ensure_ffmpeg() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >&2
 }
 
+# HAProxy, the load balancer in front of two `vision-tasks serve` replicas in ReplicaBalancingTests
+# (health checks on /readyz, SIGTERM and SIGKILL to a replica); Debian/Ubuntu with apt.
+vt_ensure_haproxy() {
+    command -v haproxy >/dev/null 2>&1 && return 0
+    [ -x /usr/sbin/haproxy ] && return 0
+    command -v apt-get >/dev/null 2>&1 || vt_die "the replica tests need HAProxy (Debian: haproxy); install it"
+    vt_log "installing HAProxy for the replica tests"
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >&2
+}
+
 # Installs VT_MEDIAPIPE_PACKAGES into VT_MEDIAPIPE_VENV (with pip, from PyPI; python3-venv from apt
 # when Python has no venv module). Does nothing when they are there in these versions. Returns
 # non-zero, with a message, when the install fails: the tests that need them then skip (outside CI).

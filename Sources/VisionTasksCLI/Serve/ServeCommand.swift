@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import VisionTasks
 import VisionTasksServer
 
@@ -15,14 +16,20 @@ struct ServeCommand: AsyncParsableCommand {
               WebSocket /v1/live?task=gesture|hands|pose&numHands=2   binary frames: 8-byte \
             little-endian timestamp (ms) + JPEG; one JSON answer per processed frame
               POST /v1/gesture|hands|pose?numHands=2   a JPEG or PNG body; the CLI's JSON
-              GET /healthz, GET /metrics (Prometheus)
+              GET /healthz (liveness), GET /readyz (readiness: 503 while starting, draining \
+            or full), GET /metrics (Prometheus)
 
             The server listens on 127.0.0.1 (this machine only) unless --host says otherwise, \
             and answers only requests whose Host and Origin are its own addresses (or an \
             --allowed-origin); others get 403. Ctrl-C or SIGTERM stops it: new connections are \
             refused, requests in progress finish, live sessions are closed with 1001 (going \
             away), and after --drain-seconds every connection left is closed; a second signal \
-            closes them at once. Details: docs/server.md.
+            closes them at once.
+
+            Every flag can also be set in the environment, as containers are configured: \
+            VISION_TASKS_ and the flag's name in capitals with - as _ (VISION_TASKS_PORT=9000, \
+            VISION_TASKS_MAX_SESSIONS=4, VISION_TASKS_ALLOWED_ORIGIN=https://a.example,https://b.example); \
+            a flag on the command line wins. Details: docs/server.md.
 
             Examples:
               vision-tasks serve
@@ -81,6 +88,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The model folder (default: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models).", valueName: "dir"))
     var models: String?
 
+    @Option(help: ArgumentHelp(
+        "text: swift-log's lines on standard output; json: one JSON object per line on standard error (time, level, message, session or request id).",
+        valueName: "text|json"))
+    var logFormat = "text"
+
+    @Option(help: ArgumentHelp(
+        "The lowest level logged: trace, debug (every HTTP answer), info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel = "info"
+
+    /// The long names of the options above, which `ServeEnvironment` also reads from
+    /// `VISION_TASKS_*` variables (a test checks them against the help).
+    static let optionNames = [
+        "host", "port", "max-sessions", "max-image-bytes", "max-image-pixels", "max-pending-requests", "max-connections",
+        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "threads", "models",
+        "log-format", "log-level",
+    ]
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard maxSessions >= 1 else { throw ValidationError("--max-sessions must be at least 1") }
@@ -100,6 +124,17 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         guard (1...BaseOptions.maxNumThreads).contains(threads) else {
             throw ValidationError("--threads must be between 1 and \(BaseOptions.maxNumThreads) (4 per active core), got \(threads)")
+        }
+        for origin in allowedOrigins where !ServerConfiguration.isOrigin(origin) {
+            throw ValidationError(
+                "--allowed-origin '\(origin)' is not an origin: give scheme://host[:port], e.g. https://vision.example.com")
+        }
+        guard ServerLogFormat(rawValue: logFormat) != nil else {
+            throw ValidationError("--log-format must be text or json, not '\(logFormat)'")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError(
+                "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logLevel)'")
         }
     }
 
@@ -124,7 +159,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.timeouts.session = .seconds(sessionIdleTimeout)
         configuration.drainDuration = .seconds(drainSeconds)
         configuration.allowedOrigins = allowedOrigins
-        let server = try VisionServer(configuration: configuration)
+        let format = ServerLogFormat(rawValue: logFormat) ?? .text
+        let server = try VisionServer(
+            configuration: configuration, logger: format.logger(level: Logger.Level(rawValue: logLevel) ?? .info))
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
         try await server.run { boundPort in
             FileHandle.standardOutput.write(Data("vision-tasks serve: open http://\(shownHost):\(boundPort)/ (Ctrl-C stops)\n".utf8))

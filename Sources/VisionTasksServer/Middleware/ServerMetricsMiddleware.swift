@@ -1,10 +1,12 @@
 import Dispatch
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// The outermost middleware of the HTTP router: every answer is counted
 /// (`vision_tasks_http_responses_total{route,status}`, `vision_tasks_http_request_seconds{route}`)
-/// and every error is a `ServerError` answer, counted by its code
+/// and logged at debug level with the request's id (`request` in JSON logs); every error is a
+/// `ServerError` answer, counted by its code
 /// (`vision_tasks_errors_total{code}`): Hummingbird's own errors (no route, a malformed body)
 /// become the server's JSON errors too.
 struct ServerMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -13,9 +15,14 @@ struct ServerMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
         func record(_ status: HTTPResponse.Status) {
-            metrics.answered(
-                route: context.endpointPath ?? "NotFound", status: status.code,
-                nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+            let nanoseconds = DispatchTime.now().uptimeNanoseconds - started
+            metrics.answered(route: context.endpointPath ?? "NotFound", status: status.code, nanoseconds: nanoseconds)
+            // The request's logger carries its id (`request` in JSON logs).
+            context.logger.debug(
+                "answered", metadata: [
+                    "method": "\(request.method.rawValue)", "route": "\(context.endpointPath ?? "NotFound")",
+                    "status": "\(status.code)", "ms": "\(nanoseconds / 1_000_000)",
+                ])
         }
         do {
             let response = try await next(request, context)

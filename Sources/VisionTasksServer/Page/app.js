@@ -24,6 +24,7 @@ const grabCtx = grab.getContext('2d');
 // What happened, for people (the page) and for the browser test (read through DevTools).
 const demo = window.visionTasksDemo = {
   answers: 0, errors: [], events: [], swipes: [], framesWithLandmarks: 0, handIdentifiers: [], connected: false,
+  reconnects: 0, closes: [],
 };
 
 // Other panels (teach.js) send text messages on the session and hear every answer, a
@@ -40,7 +41,17 @@ window.visionTasksPage = {
 };
 
 let task = 'gesture';
-let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1, reconnectDelay = 1000;
+let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1;
+// Reconnecting after a close (1001 when the server drains, a lost connection, a full server):
+// 250 ms doubling to 5 s, each wait ±30 % at random so that the sessions of a server that went
+// away do not all come back at once; back to 250 ms once a session is ready.
+const RECONNECT_FIRST_MS = 250, RECONNECT_MOST_MS = 5000, RECONNECT_JITTER = 0.3;
+let reconnectDelay = RECONNECT_FIRST_MS;
+function nextReconnectWait() {
+  const wait = reconnectDelay * (1 - RECONNECT_JITTER + Math.random() * 2 * RECONNECT_JITTER);
+  reconnectDelay = Math.min(reconnectDelay * 2, RECONNECT_MOST_MS);
+  return Math.round(wait);
+}
 let answerTimes = [];
 let cameraProblem = '';  // what is wrong with the camera, shown again once the server is back
 
@@ -83,7 +94,7 @@ function connect() {
   socket.binaryType = 'arraybuffer';
   setStatus('connecting');
   socket.onopen = () => {
-    demo.connected = true; reconnectDelay = 1000; inFlight = false;
+    demo.connected = true; inFlight = false;
     setStatus('connected'); showMessage(cameraProblem);
     if (workout.active && task === 'pose') startCounting();  // a new session: the workout again, counts from zero
     for (const listener of answerListeners) listener({ type: 'connected' });
@@ -96,11 +107,15 @@ function connect() {
   socket.onclose = (close) => {
     demo.connected = false; inFlight = false;
     const why = close.reason ? ` (${close.reason})` : '';
-    showMessage(`The server went away${why}. Reconnecting in ${Math.round(reconnectDelay / 1000)} s…`);
+    const wait = nextReconnectWait();
+    showMessage(`The server went away${why}. Reconnecting in ${(wait / 1000).toFixed(1)} s…`, 'info');
     setStatus('disconnected');
     demo.disconnects = (demo.disconnects || 0) + 1;
-    setTimeout(connect, reconnectDelay);
-    reconnectDelay = Math.min(reconnectDelay * 2, 8000);
+    demo.closes.push({ code: close.code, reason: close.reason, wait });
+    if (demo.closes.length > 50) demo.closes.splice(1, 1);  // the first close and the latest 49
+    // The new session opens with the view chosen now (the URL's task); the workout is sent
+    // again on open and the teach panel hears 'connected'.
+    setTimeout(() => { demo.reconnects += 1; connect(); }, wait);
   };
 }
 
@@ -128,6 +143,7 @@ function sendFrame() {
 function onAnswer(answer) {
   for (const listener of answerListeners) listener(answer);
   if (answer.type === 'ready') {
+    reconnectDelay = RECONNECT_FIRST_MS;
     // The view chosen before the session was open (or while it reconnected) wins.
     if (answer.task !== task) socket.send(JSON.stringify({ task }));
     return;
