@@ -1,7 +1,7 @@
 import Foundation
 
 /// `--inputs-from FILE`: a list of inputs, one path per line. Blank lines and lines starting
-/// with `#` are skipped; spaces and tabs around a path are trimmed. A relative path is taken
+/// with `#` are skipped; spaces and tabs before and after a path are trimmed. A relative path is taken
 /// relative to the list file's folder (so a list kept beside the videos works wherever the
 /// folder is mounted) and names its outputs under `--output-dir` as written; a line may name a
 /// file or a folder, as a command-line input.
