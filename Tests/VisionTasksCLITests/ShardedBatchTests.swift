@@ -215,6 +215,23 @@ final class ShardedBatchTests: XCTestCase {
         XCTAssertEqual(try run(["--skip-existing"]).processed, [])
     }
 
+    /// With --output-dir, --annotate DIR draws each input to DIR/NAME.annotated.mp4|png, put in
+    /// place like the records (no temporary file left), in the input's subfolder.
+    func testAnnotationsUnderOutputDirectoryAreNamedAfterTheInputAndPutInPlace() throws {
+        let data = path("data")
+        try copyMedia([("video_pose_squats.mp4", "gym/squats.mp4"), ("neg_banana.jpg", "banana.jpg")], into: data)
+        let options = try MediaOptions.parse(
+            ["--output-dir", path("out"), "--annotate", path("drawn"), "--no-progress", data])
+        var processor = SizeOnlyProcessor()
+        XCTAssertTrue(try MediaDriver(options: options).run(&processor))
+        XCTAssertEqual(Set(files(under: path("out")).keys), ["gym/squats.mp4.jsonl", "banana.jpg.json"])
+        XCTAssertEqual(Set(files(under: path("drawn")).keys), ["gym/squats.mp4.annotated.mp4", "banana.jpg.annotated.png"])
+        let reader = try VideoReader(path: path("drawn/gym/squats.mp4.annotated.mp4"))
+        var count = 0
+        while try reader.nextFrame() != nil { count += 1 }
+        XCTAssertEqual(count, processor.processed.filter { $0.hasSuffix(".mp4") }.count)
+    }
+
     func testOutputDirectoryRefusesInputsThatWouldShareARecordsFile() throws {
         try copyMedia([("neg_banana.jpg", "one/a.jpg"), ("neg_coffee_mug.jpg", "two/a.jpg")], into: path("data"))
         let options = try MediaOptions.parse(["--output-dir", path("out"), "--no-progress", path("data/one/a.jpg"), path("data/two/a.jpg")])
