@@ -12,38 +12,66 @@ struct MediaDriver {
     /// Runs `processor` on every input; false if any input (or argument) failed.
     func run<P: FrameProcessor>(_ processor: inout P) throws -> Bool {
         let rawSpec = try options.raw.map { try RawFrameSpec(parsing: $0) }
-        let found = InputEnumerator.enumerate(options.inputs, raw: rawSpec != nil, sources: options.live)
+        let arguments = try BatchPlan.arguments(options.inputs, batch: options.batch)
+        let found = InputEnumerator.enumerate(arguments.paths, raw: rawSpec != nil, sources: options.live, bases: arguments.bases)
         var ok = found.problems.isEmpty
         for problem in found.problems { Self.report(problem) }
         for note in found.notes { Self.report(note) }
-        let single = found.inputs.count == 1 && found.inputs.first?.kind == .image
+        let plan = try BatchPlan(found: found.inputs, batch: options.batch)
+        let inputs = plan.inputs
+        if let shard = plan.shard {
+            Self.report(inputs.isEmpty
+                ? "shard \(shard) has no inputs (\(plan.totalCount) in all): nothing to do"
+                : "shard \(shard): \(inputs.count) of \(plan.totalCount) inputs")
+        }
+        let single = inputs.count == 1 && inputs.first?.kind == .image
         let format = options.outputFormat ?? (single ? .json : .jsonl)
+        // Every input found, of every shard: no output may overwrite any of them.
         let inputFiles = InputFiles(found.inputs)
         let writer = try RecordWriter(format: format, path: options.output, inputs: inputFiles)
-        let progress = ProgressReporter(enabled: !options.noProgress, totalFiles: found.inputs.count)
+        let progress = ProgressReporter(enabled: !options.noProgress, totalFiles: inputs.count)
         defer { progress.finish() }
-        let annotateDirectory = Self.isDirectoryTarget(options.annotate, inputCount: found.inputs.count)
+        let annotateDirectory = plan.outputDirectory != nil || Self.isDirectoryTarget(options.annotate, inputCount: inputs.count)
         if let annotate = options.annotate, !annotateDirectory {
             try inputFiles.checkNotAnInput(annotate)
             if let output = options.output, Self.sameFile(output, annotate) {
                 throw OutputError(description: "-o and --annotate name the same file \(annotate); give two files")
             }
-            if let first = found.inputs.first { try Self.checkAnnotationExtension(annotate, video: first.kind != .image) }
+            if let first = inputs.first { try Self.checkAnnotationExtension(annotate, video: first.kind != .image) }
             try OutputFile.checkWritable(annotate)
         }
         if let masks = options.masks { try Self.createDirectory(masks, option: "--masks") }
         if annotateDirectory, let annotate = options.annotate { try Self.createDirectory(annotate, option: "--annotate") }
+        if let directory = plan.outputDirectory { try Self.createDirectory(directory, option: "--output-dir") }
 
         // Live sources end on Ctrl-C or SIGTERM with every output finished (StopSignals).
-        let stop = found.inputs.contains { $0.kind == .live } ? StopSignals.install() : nil
+        let stop = inputs.contains { $0.kind == .live } ? StopSignals.install() : nil
         defer { stop?.remove() }
-        let names = Self.outputNames(found.inputs)
-        for (index, (input, name)) in zip(found.inputs, names).enumerated() {
+        // Under --output-dir each input's outputs are named after it alone, whichever shard runs it.
+        let names = plan.outputDirectory != nil ? inputs.map { $0.relativeName ?? "stdin" } : Self.outputNames(inputs)
+        var skipped = 0
+        for (index, (input, name)) in zip(inputs, names).enumerated() {
             if let signal = stop?.signalReceived {
-                Self.report("\(StopSignals.name(signal)): \(found.inputs.count - index) input(s) not read")
+                Self.report("\(StopSignals.name(signal)): \(inputs.count - index) input(s) not read")
                 break
             }
-            let files = OutputFiles(name: name, annotateDirectory: annotateDirectory, inputs: inputFiles)
+            let files = OutputFiles(
+                name: name, annotateDirectory: annotateDirectory, inputs: inputFiles, atomic: plan.outputDirectory != nil)
+            var writer = writer
+            if let records = plan.recordsPath(for: input, format: options.outputFormat ?? (input.kind == .image ? .json : .jsonl)) {
+                // The records file is put in place last, after the annotation and masks: there
+                // means the input is done.
+                if plan.skipExisting, AtomicOutput.isComplete(records) {
+                    skipped += 1
+                    progress.fileDone()
+                    continue
+                }
+                AtomicOutput.removeLeftovers(of: records)
+                if let target = annotationTarget(files, video: input.kind != .image) { AtomicOutput.removeLeftovers(of: target) }
+                writer = try RecordWriter(
+                    format: options.outputFormat ?? (input.kind == .image ? .json : .jsonl), path: records, inputs: inputFiles,
+                    atomically: true)
+            }
             do {
                 switch input.kind {
                 case .live:
@@ -64,10 +92,12 @@ struct MediaDriver {
                     progress.clear()
                     try writer.writeClosingLine(line, file: input.path == "-" ? "<stdin>" : input.path)
                 }
+                if plan.outputDirectory != nil { try writer.finish(createIfEmpty: true) }
             } catch let error as OutputError {
-                // A full disk or a closed pipe fails every later input too: stop here.
+                // A full disk or a closed pipe fails every later input too: stop here. (A
+                // records file of --output-dir is left unfinished: its temporary file goes.)
                 progress.clear()
-                try? writer.finish()
+                if plan.outputDirectory == nil { try? writer.finish() }
                 throw error
             } catch {
                 progress.clear()
@@ -76,7 +106,11 @@ struct MediaDriver {
             }
             progress.fileDone()
         }
-        try writer.finish(createIfEmpty: ok)
+        if skipped > 0, let directory = plan.outputDirectory {
+            progress.clear()
+            Self.report("\(skipped) input(s) skipped: their records in \(directory) are complete (--skip-existing)")
+        }
+        if plan.outputDirectory == nil { try writer.finish(createIfEmpty: ok) }
         return ok
     }
 
@@ -88,6 +122,8 @@ struct MediaDriver {
         var annotateDirectory: Bool
         /// The run's inputs, which no annotation or mask may overwrite.
         var inputs: InputFiles
+        /// Whether the annotation and masks are written atomically (`--output-dir`).
+        var atomic = false
     }
 
     /// Each input's file name without extension (`stdin` for `-`); when two inputs would share
@@ -132,7 +168,8 @@ struct MediaDriver {
         if let target = annotationTarget(files, video: false) {
             let drawn = AnnotationRenderer.render(output.overlay, on: try image.uprightRGB())
             let jpeg = ImageEncoder.Format(pathExtension: (target as NSString).pathExtension) == .jpeg
-            try OutputFile.write(jpeg ? ImageEncoder.jpeg(drawn) : ImageEncoder.png(drawn), to: target, inputs: files.inputs)
+            try OutputFile.write(
+                jpeg ? ImageEncoder.jpeg(drawn) : ImageEncoder.png(drawn), to: target, inputs: files.inputs, atomically: files.atomic)
         }
         try writeMasks(output.masks, files: files, frame: nil)
     }
@@ -145,8 +182,7 @@ struct MediaDriver {
             : try VideoReader(path: input.path, appliesDisplayRotation: !options.ignoreDisplayRotation)
         progress.beginFile(input.path, frames: reader.info.declaredFrameCount)
         try processor.begin(input: input, mode: options.runningMode?.runningMode ?? .video)
-        var videoWriter: VideoWriter?
-        defer { try? videoWriter?.finish() }
+        var videoWriter: AnnotationVideo?
         while let frame = try reader.nextFrame() {
             let image = MPImage(pixelBuffer: frame.image)
             let output = try processor.process(
@@ -157,10 +193,10 @@ struct MediaDriver {
             try writer.write(record, summary: output.summary)
             if let target = annotationTarget(files, video: true) {
                 if videoWriter == nil {
-                    try files.inputs.checkNotAnInput(target)
-                    videoWriter = try VideoWriter(
-                        path: target, width: image.width, height: image.height,
-                        framesPerSecond: reader.info.framesPerSecond > 0 ? reader.info.framesPerSecond : 30)
+                    videoWriter = try AnnotationVideo(
+                        target: target, width: image.width, height: image.height,
+                        framesPerSecond: reader.info.framesPerSecond > 0 ? reader.info.framesPerSecond : 30,
+                        inputs: files.inputs, atomically: files.atomic)
                 }
                 try videoWriter?.append(
                     AnnotationRenderer.render(output.overlay, on: frame.image), timestampInMilliseconds: frame.timestampInMilliseconds)
@@ -178,8 +214,7 @@ struct MediaDriver {
         let reader = try RawFrameReader(path: input.path, spec: spec)
         progress.beginFile(input.path == "-" ? "<stdin>" : input.path, frames: nil)
         try processor.begin(input: input, mode: options.runningMode?.runningMode ?? .video)
-        var videoWriter: VideoWriter?
-        defer { try? videoWriter?.finish() }
+        var videoWriter: AnnotationVideo?
         var index = 0
         while let pixels = try reader.next() {
             let image = MPImage(pixelBuffer: pixels)
@@ -191,8 +226,9 @@ struct MediaDriver {
             try writer.write(record, summary: output.summary)
             if let target = annotationTarget(files, video: true) {
                 if videoWriter == nil {
-                    try files.inputs.checkNotAnInput(target)
-                    videoWriter = try VideoWriter(path: target, width: image.width, height: image.height, framesPerSecond: options.fps)
+                    videoWriter = try AnnotationVideo(
+                        target: target, width: image.width, height: image.height, framesPerSecond: options.fps,
+                        inputs: files.inputs, atomically: files.atomic)
                 }
                 try videoWriter?.append(AnnotationRenderer.render(output.overlay, on: try image.uprightRGB()), timestampInMilliseconds: timestamp)
             }
@@ -260,7 +296,9 @@ struct MediaDriver {
         guard let directory = options.masks, !masks.isEmpty else { return }
         for (i, mask) in masks.enumerated() {
             let name = files.name + (frame.map { String(format: "_frame%05d", $0) } ?? "") + "_mask\(i).png"
-            try OutputFile.write(ImageEncoder.png(mask), to: (directory as NSString).appendingPathComponent(name), inputs: files.inputs)
+            try OutputFile.write(
+                ImageEncoder.png(mask), to: (directory as NSString).appendingPathComponent(name), inputs: files.inputs,
+                atomically: files.atomic)
         }
     }
 }

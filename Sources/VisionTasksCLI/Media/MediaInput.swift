@@ -18,6 +18,10 @@ struct MediaInput: Sendable, Equatable {
     /// The path as given or found (`-` for stdin).
     var path: String
     var kind: Kind
+    /// The input's name for its outputs under `--output-dir` and for the order shards split
+    /// inputs in: its path relative to the directory argument or list file it came from, else its
+    /// file name; nil for standard input, URLs and devices.
+    var relativeName: String? = nil
 
     static let imageExtensions = MediaFileDecoder.imageExtensions
     static let videoExtensions = MediaFileDecoder.videoExtensions
@@ -46,6 +50,25 @@ extension MediaInput {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
+
+    /// `path` relative to the folder `base` (`""`: the current folder), without `.` components;
+    /// nil when `path` is not under `base` or climbs out of it with `..`.
+    static func relativeName(of path: String, base: String) -> String? {
+        var rest = Substring(path)
+        if !base.isEmpty {
+            let prefix = base.hasSuffix("/") ? base : base + "/"
+            guard path.hasPrefix(prefix) else { return nil }
+            rest = path.dropFirst(prefix.count)
+        } else if path.hasPrefix("/") {
+            return nil
+        }
+        let parts = rest.split(separator: "/").filter { $0 != "." }
+        guard !parts.isEmpty, !parts.contains("..") else { return nil }
+        return parts.joined(separator: "/")
+    }
+
+    /// The file name of `path`, the name of an input found neither in a folder nor in a list.
+    static func fileName(of path: String) -> String { (path as NSString).lastPathComponent }
 }
 
 /// Expands the command's input arguments: files as they are, directories recursively in name
@@ -67,12 +90,21 @@ enum InputEnumerator {
     }
 
     /// `sources`: the live-source options, which make URLs, devices (and with `--live`, files)
-    /// `.live` or `.stream` inputs; nil takes every argument as a path.
-    static func enumerate(_ arguments: [String], raw: Bool, sources: LiveOptions? = nil) -> Result {
+    /// `.live` or `.stream` inputs; nil takes every argument as a path. `bases`: for each
+    /// argument, the folder its inputs' `relativeName`s are relative to (an `--inputs-from`
+    /// list's folder); nil, or a nil entry, names a directory's files relative to the directory
+    /// and a file by its file name.
+    static func enumerate(_ arguments: [String], raw: Bool, sources: LiveOptions? = nil, bases: [String?]? = nil) -> Result {
         var result = Result()
         let fm = FileManager.default
         var visited: Set<FileIdentity> = []
-        for argument in arguments {
+        for (position, argument) in arguments.enumerated() {
+            let base = bases.flatMap { position < $0.count ? $0[position] : nil }
+            func named(_ path: String, under directory: String?) -> String? {
+                if let base, let name = MediaInput.relativeName(of: path, base: base) { return name }
+                if let directory, let name = MediaInput.relativeName(of: path, base: directory) { return name }
+                return MediaInput.fileName(of: path)
+            }
             if argument == "-" {
                 if raw {
                     result.inputs.append(MediaInput(path: "-", kind: .raw))
@@ -109,16 +141,16 @@ enum InputEnumerator {
                     continue
                 }
                 let kind: MediaInput.Kind = raw ? .raw : (MediaInput.kind(ofFile: argument, strict: true) ?? .image)
-                result.inputs.append(MediaInput(path: argument, kind: kind))
+                result.inputs.append(MediaInput(path: argument, kind: kind, relativeName: named(argument, under: nil)))
                 continue
             }
             var files: [String] = []
             scan(argument, visited: &visited, files: &files, result: &result)
             for file in files {
                 if raw {
-                    result.inputs.append(MediaInput(path: file, kind: .raw))
+                    result.inputs.append(MediaInput(path: file, kind: .raw, relativeName: named(file, under: argument)))
                 } else if let kind = MediaInput.kind(ofFile: file, strict: false) {
-                    result.inputs.append(MediaInput(path: file, kind: kind))
+                    result.inputs.append(MediaInput(path: file, kind: kind, relativeName: named(file, under: argument)))
                 }
             }
         }

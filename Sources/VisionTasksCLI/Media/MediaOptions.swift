@@ -49,8 +49,15 @@ struct MediaOptions: ParsableArguments {
     @Flag(help: "Do not show progress on stderr.")
     var noProgress = false
 
+    @OptionGroup(title: "Batch runs") var batch: BatchOptions
+
     mutating func validate() throws {
-        if inputs.isEmpty { throw ValidationError("give at least one input (an image, a video, a directory, or '-')") }
+        if inputs.isEmpty, batch.inputsFrom == nil {
+            throw ValidationError("give at least one input (an image, a video, a directory, or '-'), or --inputs-from FILE")
+        }
+        if output != nil, batch.outputDirectory != nil {
+            throw ValidationError("give -o FILE (all records in one file) or --output-dir DIR (a records file per input), not both")
+        }
         // Before: "Error: : cannot write: No such file or directory" and the like.
         for (flag, value) in [("--output", output), ("--annotate", annotate), ("--masks", masks)] where value?.isEmpty == true {
             throw ValidationError("\(flag) needs a file or folder name, not an empty string")

@@ -60,28 +60,45 @@ struct InputFiles: Sendable {
 
 /// A file the command writes, opened as a normal program opens it: `open(2)` with
 /// `O_CREAT | O_TRUNC`, so a symlink is written through, a character device (`/dev/null`) or a
-/// FIFO is written to, and an existing file keeps its permissions and owner. Nothing is ever
-/// renamed over the target. Every `write(2)` is checked: a full disk or a closed pipe is an
-/// `OutputError`, never a crash or a silent truncation.
+/// FIFO is written to, and an existing file keeps its permissions and owner. Nothing is renamed
+/// over the target, except for the per-input outputs of `--output-dir`, which are written
+/// `atomically` (`AtomicOutput`: a temporary file beside the target, renamed onto it by
+/// `close()`). Every `write(2)` is checked: a full disk or a closed pipe is an `OutputError`,
+/// never a crash or a silent truncation.
 final class OutputFile {
     let path: String
     private var descriptor: Int32
     private let closeWhenDone: Bool
+    /// The temporary file written in place of `path` until `close()`, when atomic.
+    private let temporaryPath: String?
 
     /// Opens (creates or truncates) `path`, after checking that it is none of `inputs`.
-    init(path: String, inputs: InputFiles) throws {
+    /// `atomically`: writes a temporary file in `path`'s folder (created if missing) instead,
+    /// renamed onto `path` by `close()` and removed if the file is dropped unclosed.
+    init(path: String, inputs: InputFiles, atomically: Bool = false) throws {
         try inputs.checkNotAnInput(path)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        var temporary: String?
+        let fd: Int32
+        if atomically {
+            try AtomicOutput.createFolder(of: path)
+            let name = AtomicOutput.temporaryPath(for: path)
+            temporary = name
+            fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        } else {
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        }
         guard fd >= 0 else { throw OutputError(description: "\(path): cannot write: \(Self.lastError())") }
         self.path = path
         descriptor = fd
         closeWhenDone = true
+        temporaryPath = temporary
     }
 
     private init(standardOutput: Void) {
         path = "<stdout>"
         descriptor = STDOUT_FILENO
         closeWhenDone = false
+        temporaryPath = nil
     }
 
     /// Standard output, written with the same checks.
@@ -104,19 +121,31 @@ final class OutputFile {
         }
     }
 
-    /// Closes the file; a failure to close (a delayed write error) is an error too.
+    /// Closes the file (an atomic one is then renamed onto its path); a failure to close (a
+    /// delayed write error) is an error too.
     func close() throws {
         guard closeWhenDone, descriptor >= 0 else { return }
         let fd = descriptor
         descriptor = -1
-        if posixClose(fd) != 0 { throw OutputError(description: "\(path): write failed: \(Self.lastError())") }
+        if posixClose(fd) != 0 {
+            let reason = Self.lastError()
+            if let temporaryPath { unlink(temporaryPath) }
+            throw OutputError(description: "\(path): write failed: \(reason)")
+        }
+        if let temporaryPath { try AtomicOutput.commit(temporaryPath, to: path) }
     }
 
-    deinit { if closeWhenDone, descriptor >= 0 { _ = posixClose(descriptor) } }
+    deinit {
+        guard closeWhenDone, descriptor >= 0 else { return }
+        _ = posixClose(descriptor)
+        // Dropped unclosed: an input that failed half-way leaves no output.
+        if let temporaryPath { unlink(temporaryPath) }
+    }
 
-    /// Writes `bytes` to `path` (created or truncated in place), checked against `inputs`.
-    static func write(_ bytes: [UInt8], to path: String, inputs: InputFiles) throws {
-        let file = try OutputFile(path: path, inputs: inputs)
+    /// Writes `bytes` to `path` (created or truncated in place, or `atomically`), checked
+    /// against `inputs`.
+    static func write(_ bytes: [UInt8], to path: String, inputs: InputFiles, atomically: Bool = false) throws {
+        let file = try OutputFile(path: path, inputs: inputs, atomically: atomically)
         try file.write(Data(bytes))
         try file.close()
     }

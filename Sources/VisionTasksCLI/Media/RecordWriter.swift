@@ -23,6 +23,7 @@ final class RecordWriter {
     let format: OutputFormat
     private let path: String?
     private let inputs: InputFiles
+    private let atomically: Bool
     private var file: OutputFile?
     private var pendingJSON: Data?
     private var jsonCount = 0
@@ -30,14 +31,17 @@ final class RecordWriter {
     private let encoder: JSONEncoder
 
     /// `path` nil or `-`: standard output. Throws if the file could not be created (checked
-    /// without creating it) or is one of `inputs`.
-    init(format: OutputFormat, path: String?, inputs: InputFiles = InputFiles([])) throws {
+    /// without creating it) or is one of `inputs`. `atomically` (a file only): the records go
+    /// to a temporary file renamed onto `path` by `finish`, so that `path` exists only complete
+    /// (`--output-dir`); its folder is created when the file is opened.
+    init(format: OutputFormat, path: String?, inputs: InputFiles = InputFiles([]), atomically: Bool = false) throws {
         self.format = format
         self.inputs = inputs
+        self.atomically = atomically
         encoder = FrameRecord.makeEncoder()
         if let path, path != "-" {
             try inputs.checkNotAnInput(path)
-            try OutputFile.checkWritable(path)
+            if !atomically { try OutputFile.checkWritable(path) }
             self.path = path
         } else {
             self.path = nil
@@ -46,7 +50,7 @@ final class RecordWriter {
 
     private func output() throws -> OutputFile {
         if let file { return file }
-        let opened = try path.map { try OutputFile(path: $0, inputs: inputs) } ?? OutputFile.standardOutput()
+        let opened = try path.map { try OutputFile(path: $0, inputs: inputs, atomically: atomically) } ?? OutputFile.standardOutput()
         file = opened
         return opened
     }
