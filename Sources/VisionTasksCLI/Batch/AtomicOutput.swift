@@ -31,20 +31,12 @@ enum AtomicOutput {
         return !token.isEmpty && !token.contains("-")
     }
 
-    /// Creates the folder of `target` (and its parents) if missing.
+    /// Creates the folder of `target` (and its parents) if missing, as the driver creates its
+    /// output folders.
     static func createFolder(of target: String) throws {
         let folder = (target as NSString).deletingLastPathComponent
         guard !folder.isEmpty else { return }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw OutputError(description: "\(folder): is a file, not a folder; cannot write \(target)") }
-            return
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw OutputError(description: "\(folder): cannot create the folder for \(target): \(error.localizedDescription)")
-        }
+        try MediaDriver.createDirectory(folder, option: "the folder of \(target),")
     }
 
     /// Flushes the finished temporary file `temporary` to disk and renames it onto `target`;
