@@ -6,24 +6,6 @@ import TestSupport
 @testable import VisionTasksCLI
 import XCTest
 
-/// A model-free processor: one record per image or frame with its size.
-private struct SizeOnlyProcessor: FrameProcessor {
-    struct Result: Encodable {
-        var size: [Int]
-    }
-
-    var resultKey: String { "size" }
-    var processed: [String] = []
-    private var current = ""
-
-    mutating func begin(input: MediaInput, mode: RunningMode) throws { current = input.path }
-
-    mutating func process(image: MPImage, timestampInMilliseconds: Int, frameIndex: Int) throws -> FrameOutput {
-        processed.append(current)
-        return FrameOutput(record: Result(size: [image.width, image.height]), summary: "ok", overlay: Overlay())
-    }
-}
-
 /// Batch runs split over processes: `--shard INDEX/COUNT` (or `--shard-count` with
 /// `JOB_COMPLETION_INDEX`), `--inputs-from`, `--output-dir` with outputs that appear only
 /// complete, and `--skip-existing`. The split and the outputs are checked with the built
@@ -189,10 +171,10 @@ final class ShardedBatchTests: XCTestCase {
         try copyMedia([("neg_banana.jpg", "cam1/a.jpg"), ("neg_coffee_mug.jpg", "cam2/a.jpg"), ("neg_giraffes.jpg", "more/b.jpg")], into: data)
         try "# two cameras\ncam1/a.jpg\n\ncam2/a.jpg\n".write(toFile: data + "/list.txt", atomically: true, encoding: .utf8)
         let out = path("out")
-        func run(_ extra: [String]) throws -> SizeOnlyProcessor {
+        func run(_ extra: [String]) throws -> SizeProcessor {
             let options = try MediaOptions.parse(
                 ["--inputs-from", data + "/list.txt", "--output-dir", out, "--no-progress", data + "/more"] + extra)
-            var processor = SizeOnlyProcessor()
+            var processor = SizeProcessor()
             XCTAssertTrue(try MediaDriver(options: options).run(&processor))
             return processor
         }
@@ -222,7 +204,7 @@ final class ShardedBatchTests: XCTestCase {
         try copyMedia([("video_pose_squats.mp4", "gym/squats.mp4"), ("neg_banana.jpg", "banana.jpg")], into: data)
         let options = try MediaOptions.parse(
             ["--output-dir", path("out"), "--annotate", path("drawn"), "--no-progress", data])
-        var processor = SizeOnlyProcessor()
+        var processor = SizeProcessor()
         XCTAssertTrue(try MediaDriver(options: options).run(&processor))
         XCTAssertEqual(Set(files(under: path("out")).keys), ["gym/squats.mp4.jsonl", "banana.jpg.json"])
         XCTAssertEqual(Set(files(under: path("drawn")).keys), ["gym/squats.mp4.annotated.mp4", "banana.jpg.annotated.png"])
@@ -235,7 +217,7 @@ final class ShardedBatchTests: XCTestCase {
     func testOutputDirectoryRefusesInputsThatWouldShareARecordsFile() throws {
         try copyMedia([("neg_banana.jpg", "one/a.jpg"), ("neg_coffee_mug.jpg", "two/a.jpg")], into: path("data"))
         let options = try MediaOptions.parse(["--output-dir", path("out"), "--no-progress", path("data/one/a.jpg"), path("data/two/a.jpg")])
-        var processor = SizeOnlyProcessor()
+        var processor = SizeProcessor()
         XCTAssertThrowsError(try MediaDriver(options: options).run(&processor)) {
             XCTAssertTrue(String(describing: $0).contains("would both write a.jpg"), String(describing: $0))
         }
@@ -245,7 +227,7 @@ final class ShardedBatchTests: XCTestCase {
     func testAShardWithNoInputsSaysSoAndSucceeds() throws {
         try copyMedia([("neg_banana.jpg", "a.jpg")], into: path("data"))
         let options = try MediaOptions.parse(["--shard", "2/3", "--output-dir", path("out"), "--no-progress", path("data")])
-        var processor = SizeOnlyProcessor()
+        var processor = SizeProcessor()
         XCTAssertTrue(try MediaDriver(options: options).run(&processor))
         XCTAssertEqual(processor.processed, [])
         let program = try run(["pose", "--model", try poseModel(), "--shard", "1/2", "--output-dir", path("out"), path("data")], name: "empty")

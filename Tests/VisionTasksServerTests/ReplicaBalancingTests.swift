@@ -21,9 +21,7 @@ final class ReplicaBalancingTests: XCTestCase {
         let set = try ReplicaSet(count: 2)
         defer { set.stop() }
         let jpeg = try ServerFixture.still("hand_thumb_up_left_01.jpg")
-        let sessions = (0..<4).map { _ in BalancedSession() }
-        let running = sessions.map { session in Task { await session.run(port: set.port, frame: jpeg) } }
-        try await Self.waitUntil("every session answers") { sessions.allSatisfy(\.connected) }
+        let (sessions, running) = try await Self.openSessions(through: set, frame: jpeg)
 
         let open = try await Self.metrics("vision_tasks_open_sessions", set)
         XCTAssertEqual(open.reduce(0, +), 4, "sessions per replica: \(open)")
@@ -39,8 +37,7 @@ final class ReplicaBalancingTests: XCTestCase {
         XCTAssertEqual(requests.reduce(0, +), 20, "requests per replica: \(requests)")
         XCTAssertTrue(requests.allSatisfy { $0 >= 1 }, "each replica answered requests: \(requests)")
 
-        for session in sessions { session.stop() }
-        for task in running { await task.value }
+        await Self.stop(sessions, running)
         XCTAssertEqual(sessions.flatMap(\.closes).count, 0)
         XCTAssertEqual(sessions.flatMap(\.failedConnects), [])
         // The JSON log lines (VISION_TASKS_LOG_FORMAT=json): one `answered` per request, with its
@@ -57,9 +54,7 @@ final class ReplicaBalancingTests: XCTestCase {
         let set = try ReplicaSet(count: 2, arguments: ["--drain-seconds", "5"])
         defer { set.stop() }
         let jpeg = try ServerFixture.still("hand_thumb_up_left_01.jpg")
-        let sessions = (0..<4).map { _ in BalancedSession() }
-        let running = sessions.map { session in Task { await session.run(port: set.port, frame: jpeg) } }
-        try await Self.waitUntil("every session answers") { sessions.allSatisfy(\.connected) }
+        let (sessions, running) = try await Self.openSessions(through: set, frame: jpeg)
         let draining = set.replicas[0], staying = set.replicas[1]
         let held = try await ReplicaSet.metric("vision_tasks_open_sessions", port: draining.port)
         XCTAssertGreaterThanOrEqual(held, 1, "the replica to drain holds a session")
@@ -83,8 +78,7 @@ final class ReplicaBalancingTests: XCTestCase {
         try await Self.waitUntil("HTTP answers after the drain") { posters.map(\.answered).reduce(0, +) >= answeredBefore + 4 }
         for poster in posters { poster.stop() }
         for task in posting { await task.value }
-        for session in sessions { session.stop() }
-        for task in running { await task.value }
+        await Self.stop(sessions, running)
 
         let closes = sessions.flatMap(\.closes)
         XCTAssertEqual(closes.count, Int(held), "each of the drained replica's sessions was closed once: \(closes)")
@@ -114,9 +108,7 @@ final class ReplicaBalancingTests: XCTestCase {
         let set = try ReplicaSet(count: 2)
         defer { set.stop() }
         let jpeg = try ServerFixture.still("hand_thumb_up_left_01.jpg")
-        let sessions = (0..<4).map { _ in BalancedSession() }
-        let running = sessions.map { session in Task { await session.run(port: set.port, frame: jpeg) } }
-        try await Self.waitUntil("every session answers") { sessions.allSatisfy(\.connected) }
+        let (sessions, running) = try await Self.openSessions(through: set, frame: jpeg)
         let killed = set.replicas[1], staying = set.replicas[0]
         let held = try await ReplicaSet.metric("vision_tasks_open_sessions", port: killed.port)
         XCTAssertGreaterThanOrEqual(held, 1, "the replica to kill holds a session")
@@ -138,8 +130,7 @@ final class ReplicaBalancingTests: XCTestCase {
             let status = try await client.execute(uri: "/v1/gesture", method: .post, body: ByteBuffer(bytes: jpeg)) { $0.status.code }
             XCTAssertEqual(status, 200)
         }
-        for session in sessions { session.stop() }
-        for task in running { await task.value }
+        await Self.stop(sessions, running)
 
         let closes = sessions.flatMap(\.closes)
         XCTAssertEqual(closes.count, Int(held), "each of the killed replica's sessions ended once: \(closes)")
@@ -150,6 +141,21 @@ final class ReplicaBalancingTests: XCTestCase {
             \(times.map { "\(Int($0 / .milliseconds(1))) ms" }.joined(separator: ", ")); marked down after \
             \(Int(markedDown / .milliseconds(1))) ms
             """)
+    }
+
+    /// Four live sessions through the balancer, each answered once: the sessions and the tasks
+    /// that run them.
+    static func openSessions(through set: ReplicaSet, frame: Data) async throws -> ([BalancedSession], [Task<Void, Never>]) {
+        let sessions = (0..<4).map { _ in BalancedSession() }
+        let running = sessions.map { session in Task { await session.run(port: set.port, frame: frame) } }
+        try await waitUntil("every session answers") { sessions.allSatisfy(\.connected) }
+        return (sessions, running)
+    }
+
+    /// Stops `sessions` and waits for their tasks to end.
+    static func stop(_ sessions: [BalancedSession], _ running: [Task<Void, Never>]) async {
+        for session in sessions { session.stop() }
+        for task in running { await task.value }
     }
 
     /// A number of each replica's metrics, in the set's order.
