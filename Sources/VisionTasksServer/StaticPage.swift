@@ -13,6 +13,7 @@ struct StaticPage: Sendable {
     static let names: [(name: String, contentType: String)] = [
         ("index.html", "text/html; charset=utf-8"),
         ("app.js", "text/javascript; charset=utf-8"),
+        ("settings.js", "text/javascript; charset=utf-8"),
         ("teach.js", "text/javascript; charset=utf-8"),
         ("style.css", "text/css; charset=utf-8"),
     ]

@@ -143,6 +143,7 @@ final class BrowserDemoTests: XCTestCase {
                       (c.classList.contains('like') ? 'like' : c.classList.contains('nope') ? 'nope' : 'stack')),
                       liked: document.getElementById('liked').textContent, passed: document.getElementById('passed').textContent,
                       sources: window.visionTasksDemo.swipes.map((s) => s.source), connected: window.visionTasksDemo.connected,
+                      empty: !document.getElementById('deck-empty').hidden,
                       message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent})
                     """
                 var state: [String: Any] = [:]
@@ -170,6 +171,7 @@ final class BrowserDemoTests: XCTestCase {
                 XCTAssertEqual(
                     after["cards"] as? [String],
                     ["Coral:like", "Tangerine:nope", "Sunflower:like", "Mint:like", "Ocean:nope", "Violet:like"])
+                XCTAssertEqual(after["empty"] as? Bool, true, "the empty stack says so and offers to deal again")
                 // An empty stack: one more click changes nothing.
                 after = try await click("nope")
                 XCTAssertEqual([after["liked"] as? String, after["passed"] as? String], ["4", "2"])
@@ -178,6 +180,7 @@ final class BrowserDemoTests: XCTestCase {
                 // again from the top card.
                 after = try await click("reset")
                 XCTAssertEqual(after["cards"] as? [String], names.map { "\($0):stack" })
+                XCTAssertEqual(after["empty"] as? Bool, false)
                 XCTAssertEqual([after["liked"] as? String, after["passed"] as? String], ["0", "0"])
                 after = try await click("nope")
                 XCTAssertEqual((after["cards"] as? [String])?.prefix(2), ["Coral:nope", "Tangerine:stack"])

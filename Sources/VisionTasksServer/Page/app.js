@@ -1,6 +1,8 @@
-// VisionTasks demo page: camera frames to the server over a WebSocket, landmarks and gestures
-// drawn over a mirrored preview, a stack of cards swiped by thumbs up / thumbs down, and on the
+// VisionTasks demo page: camera frames (or a video file's) to the server over a WebSocket,
+// landmarks and gestures drawn over the preview (mirrored for the camera), a photo file answered
+// once over HTTP in image mode, a stack of cards swiped by thumbs up / thumbs down, and on the
 // Pose tab a workout: poses recorded as ML Kit samples, then repetitions counted by the server.
+// settings.js keeps the session's MediaPipe options; teach.js is the Teach panel.
 // Plain JavaScript, no build step, nothing loaded from other hosts.
 'use strict';
 
@@ -16,7 +18,7 @@ const CARDS = [['Coral', '#ff6b6b'], ['Tangerine', '#ff9f43'], ['Sunflower', '#f
 const FRAME_WIDTH = 640, FRAME_HEIGHT = 480, JPEG_QUALITY = 0.8, ANSWER_TIMEOUT_MS = 5000;
 
 const $ = (id) => document.getElementById(id);
-const video = $('video'), overlay = $('overlay'), ctx = overlay.getContext('2d');
+const video = $('video'), photo = $('photo'), overlay = $('overlay'), ctx = overlay.getContext('2d');
 const grab = document.createElement('canvas');
 grab.width = FRAME_WIDTH; grab.height = FRAME_HEIGHT;
 const grabCtx = grab.getContext('2d');
@@ -25,6 +27,11 @@ const grabCtx = grab.getContext('2d');
 const demo = window.visionTasksDemo = {
   answers: 0, errors: [], events: [], swipes: [], framesWithLandmarks: 0, handIdentifiers: [], connected: false,
   reconnects: 0, closes: [],
+  // The source ({kind: 'camera' | 'video' | 'photo', name}); the photo's answer ({task, people,
+  // gestures, roundTripMilliseconds} or {error}); answers per number of hands or poses found
+  // since the settings last changed ({"1": 40, "2": 3}); milliseconds from the page's start to
+  // the first landmarks drawn; the server's time of the latest 300 live answers (ms).
+  source: { kind: 'camera', name: '' }, photo: null, peopleSeen: {}, firstLandmarksMilliseconds: null, serverTimes: [],
 };
 
 // Other panels (teach.js) send text messages on the session and hear every answer, a
@@ -38,9 +45,21 @@ window.visionTasksPage = {
     return true;
   },
   onAnswer(listener) { answerListeners.push(listener); },
+  /// The view's task: 'gesture' or 'pose'.
+  task() { return task; },
+  /// settings.js sets this: the options of `task` for an HTTP request (image mode), as a query.
+  imageModeQuery: () => '',
+  /// settings.js calls this after the options changed: counts start over, a photo is asked again.
+  settingsChanged() {
+    demo.peopleSeen = {};
+    if (source === 'photo') answerPhoto();
+  },
 };
 
 let task = 'gesture';
+let source = 'camera', photoBlob = null, photoRequest = 0;
+// The server's image limits, from its ready answer: a photo is made to fit them.
+let imageLimits = { maxImageBytes: 16 * 1024 * 1024, maxImagePixels: 4096 * 4096 };
 let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1;
 // Reconnecting after a close (1001 when the server drains, a lost connection, a full server):
 // 250 ms doubling to 5 s, each wait ±30 % at random so that the sessions of a server that went
@@ -61,7 +80,10 @@ function showMessage(text, kind) {
   m.textContent = text; m.hidden = !text; m.className = 'message' + (kind === 'info' ? ' info' : '');
 }
 function setStatus(text) { $('status').textContent = text; }
-function cameraFailed(text) { cameraProblem = text; demo.cameraProblem = text; showMessage(text); }
+function cameraFailed(text) {
+  if (source !== 'camera') return;  // a file was chosen meanwhile: the camera is not wanted now
+  cameraProblem = text; demo.cameraProblem = text; showMessage(text);
+}
 
 // ---------- camera ----------
 async function startCamera() {
@@ -71,6 +93,7 @@ async function startCamera() {
   }
   try {
     const stream = await navigator.mediaDevices.getUserMedia({ video: { width: FRAME_WIDTH, height: FRAME_HEIGHT }, audio: false });
+    if (source !== 'camera') { for (const track of stream.getTracks()) track.stop(); return false; }  // a file was chosen meanwhile
     video.srcObject = stream;
     await video.play();
     return true;
@@ -120,7 +143,7 @@ function connect() {
 }
 
 function sendFrame() {
-  if (!socket || socket.readyState !== WebSocket.OPEN || inFlight || video.readyState < 2) return;
+  if (source === 'photo' || !socket || socket.readyState !== WebSocket.OPEN || inFlight || video.readyState < 2) return;
   inFlight = true; sentAt = performance.now();
   // A camera may give another size or shape than asked for (1280x720, say): keep its aspect ratio,
   // or the hand would be squashed for the models and the overlay would not fit the preview.
@@ -144,6 +167,7 @@ function onAnswer(answer) {
   for (const listener of answerListeners) listener(answer);
   if (answer.type === 'ready') {
     reconnectDelay = RECONNECT_FIRST_MS;
+    imageLimits = { maxImageBytes: answer.maxImageBytes, maxImagePixels: answer.maxImagePixels };
     // The view chosen before the session was open (or while it reconnected) wins.
     if (answer.task !== task) socket.send(JSON.stringify({ task }));
     return;
@@ -161,12 +185,16 @@ function onAnswer(answer) {
     return;
   }
   if (answer.type !== 'result') return;
-  inFlight = false; demo.answers += 1;
+  inFlight = false;
+  if (source === 'photo') return;  // a late answer to the last video frame: the photo is shown now
+  demo.answers += 1;
   const now = performance.now();
   answerTimes.push(now);
   answerTimes = answerTimes.filter((t) => now - t < 1000);
   $('fps').textContent = answerTimes.length;
   $('server-time').textContent = answer.processingMilliseconds.toFixed(1) + ' ms';
+  demo.serverTimes.push(answer.processingMilliseconds);
+  if (demo.serverTimes.length > 300) demo.serverTimes.shift();
   $('dropped').textContent = answer.droppedFrames;
   setStatus('live');
   if (answer.task === 'pose') onPoseResult(answer);
@@ -178,17 +206,24 @@ function onAnswer(answer) {
 function draw(answer) {
   const w = overlay.width = overlay.clientWidth, h = overlay.height = overlay.clientHeight;
   ctx.clearRect(0, 0, w, h);
-  // The frame is letterboxed into the preview like the video (object-fit: contain), and mirrored.
+  // The frame is letterboxed into the preview like the video (object-fit: contain), and mirrored
+  // as the camera's preview is.
   const scale = Math.min(w / answer.width, h / answer.height);
   const dx = (w - answer.width * scale) / 2, dy = (h - answer.height * scale) / 2;
-  const point = (p) => [dx + (1 - p.x) * answer.width * scale, dy + p.y * answer.height * scale];
+  const mirrored = source === 'camera';
+  const point = (p) => [dx + (mirrored ? 1 - p.x : p.x) * answer.width * scale, dy + p.y * answer.height * scale];
   const result = answer[answer.task];
   if (!result) return;
   const people = result.landmarks || [];
+  demo.peopleSeen[people.length] = (demo.peopleSeen[people.length] || 0) + 1;
+  if (people.length && demo.firstLandmarksMilliseconds === null) {
+    demo.firstLandmarksMilliseconds = Math.round(performance.now());
+    $('first-landmarks').textContent = `${(demo.firstLandmarksMilliseconds / 1000).toFixed(1)} s`;
+  }
   const ids = answer.handIdentifiers || answer.poseIdentifiers || [];
   // A count first, then the tracked identifiers: "1 (#2)" is one hand, tracked as hand 2.
   const tracked = ids.length ? ` (${ids.map((id) => '#' + id).join(', ')})` : '';
-  $('hands').textContent = answer.task === 'pose' ? `${people.length} pose(s)${tracked}` : `${people.length}${tracked}`;
+  $('hands').textContent = `${people.length}${tracked}`;
   demo.handIdentifiers = ids;
   if (people.length) demo.framesWithLandmarks += 1;
   people.forEach((landmarks, i) => {
@@ -214,8 +249,10 @@ function draw(answer) {
       const [x, y] = point(landmarks[0]);
       ctx.font = 'bold 18px system-ui, sans-serif';
       const width = ctx.measureText(label).width;
-      ctx.fillStyle = 'rgba(0, 0, 0, .65)'; ctx.fillRect(x - width / 2 - 6, y + 10, width + 12, 26);
-      ctx.fillStyle = color; ctx.fillText(label, x - width / 2, y + 29);
+      // Centred under the wrist, kept inside the preview.
+      const left = Math.max(6, Math.min(w - width - 6, x - width / 2)), top = Math.min(h - 30, y + 10);
+      ctx.fillStyle = 'rgba(0, 0, 0, .65)'; ctx.fillRect(left - 6, top, width + 12, 26);
+      ctx.fillStyle = color; ctx.fillText(label, left, top + 19);
     }
   });
 }
@@ -346,6 +383,7 @@ function resetDeck() {
   });
   demo.liked = 0; demo.passed = 0;
   $('liked').textContent = '0'; $('passed').textContent = '0';
+  $('deck-empty').hidden = true;
 }
 function swipe(direction, source) {
   const card = deck.shift();
@@ -355,6 +393,7 @@ function swipe(direction, source) {
   demo.swipes.push({ direction, card: card.dataset.name, source });
   if (direction === 'right') { demo.liked += 1; $('liked').textContent = demo.liked; }
   else { demo.passed += 1; $('passed').textContent = demo.passed; }
+  $('deck-empty').hidden = deck.length > 0;
 }
 function onEvent(event) {
   demo.events.push(event);
@@ -367,16 +406,116 @@ function onEvent(event) {
 $('like').onclick = () => swipe('right', 'button');
 $('nope').onclick = () => swipe('left', 'button');
 $('reset').onclick = resetDeck;
+$('deal').onclick = resetDeck;
 
 // ---------- views ----------
 for (const radio of document.querySelectorAll('input[name=view]')) {
   radio.onchange = () => {
     task = radio.value;
     document.body.classList.toggle('pose-view', task === 'pose');
+    $('people-label').textContent = task === 'pose' ? 'poses' : 'hands';
+    demo.peopleSeen = {};
+    if (source === 'photo') answerPhoto();
     // The session switches task with an options message (its tracking starts over).
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ task }));
   };
 }
+
+// ---------- sources: the camera, a video file, a photo file ----------
+function stopCamera() {
+  if (video.srcObject) for (const track of video.srcObject.getTracks()) track.stop();
+  video.srcObject = null;
+}
+function useSource(kind, name) {
+  source = kind;
+  demo.source = { kind, name };
+  demo.peopleSeen = {}; demo.photo = null;
+  $('preview').classList.toggle('mirrored', kind === 'camera');
+  video.hidden = kind === 'photo'; photo.hidden = kind !== 'photo';
+  $('source-name').textContent = name;
+  $('source-camera').checked = kind === 'camera';
+  ctx.clearRect(0, 0, overlay.width, overlay.height);
+  inFlight = false;
+}
+async function useCamera() {
+  if (video.src) { URL.revokeObjectURL(video.src); video.removeAttribute('src'); }
+  useSource('camera', '');
+  if (await startCamera()) showMessage(cameraProblem = demo.cameraProblem = '');
+}
+async function useFile(file) {
+  if (!file) return;
+  stopCamera();
+  cameraProblem = demo.cameraProblem = ''; showMessage('');
+  if (video.src) { URL.revokeObjectURL(video.src); video.removeAttribute('src'); }
+  if (file.type.startsWith('video/')) {
+    useSource('video', file.name);
+    video.src = URL.createObjectURL(file);
+    video.loop = true;
+    try { await video.play(); } catch (error) { showMessage(`This browser cannot play ${file.name}: ${error.message}`); }
+    return;
+  }
+  useSource('photo', file.name);
+  try {
+    // Decoded here (any format the browser reads), at most 1920 pixels on its longer side and
+    // within the server's limits, and sent as JPEG: the server reads JPEG and PNG, and a phone's
+    // photo may be larger than it takes.
+    const bitmap = await createImageBitmap(file);
+    let scale = Math.min(1, 1920 / Math.max(bitmap.width, bitmap.height),
+      Math.sqrt(imageLimits.maxImagePixels / (bitmap.width * bitmap.height)));
+    const canvas = document.createElement('canvas');
+    for (let attempt = 0; attempt < 6; attempt += 1, scale *= 0.7) {
+      canvas.width = Math.max(1, Math.floor(bitmap.width * scale)); canvas.height = Math.max(1, Math.floor(bitmap.height * scale));
+      canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      photoBlob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.92));
+      if (photoBlob && photoBlob.size <= imageLimits.maxImageBytes) break;
+    }
+    if (!photoBlob) throw new Error('it could not be encoded');
+    if (photo.src) URL.revokeObjectURL(photo.src);
+    photo.src = URL.createObjectURL(photoBlob);
+  } catch (error) {
+    photoBlob = null;
+    demo.photo = { error: `not an image this browser can read (${error.message})` };
+    showMessage(`${file.name} is ${demo.photo.error}.`);
+    return;
+  }
+  answerPhoto();
+}
+// The photo goes to POST /v1/{task} (image mode) with the settings' options; the newest request wins.
+async function answerPhoto() {
+  if (!photoBlob) return;
+  const id = ++photoRequest, askedTask = task, askedAt = performance.now();
+  setStatus('asking');
+  try {
+    const query = window.visionTasksPage.imageModeQuery(askedTask);
+    const response = await fetch(`/v1/${askedTask}${query ? '?' + query : ''}`, { method: 'POST', body: photoBlob, headers: { 'Content-Type': 'image/jpeg' } });
+    const record = await response.json();
+    if (id !== photoRequest || source !== 'photo') return;
+    if (!response.ok) {
+      demo.photo = { error: record.error ? record.error.message : `HTTP ${response.status}` };
+      showMessage('The server could not answer the photo: ' + demo.photo.error); setStatus('error');
+      return;
+    }
+    const answer = Object.assign({ task: askedTask }, record);
+    const result = answer[askedTask] || {};
+    // An HTTP answer carries no processing time: the page shows the request's round trip.
+    const roundTrip = performance.now() - askedAt;
+    demo.photo = {
+      task: askedTask, people: (result.landmarks || []).length, roundTripMilliseconds: Math.round(roundTrip),
+      gestures: (result.gestures || []).map((list) => (list[0] || {}).categoryName),
+    };
+    demo.answers += 1;
+    $('server-time').textContent = `${roundTrip.toFixed(0)} ms round trip`;
+    $('fps').textContent = '–';
+    setStatus('photo');
+    draw(answer);
+  } catch (error) {
+    if (id !== photoRequest) return;
+    demo.photo = { error: error.message };
+    showMessage('The photo could not be sent: ' + error.message); setStatus('error');
+  }
+}
+$('source-camera').onchange = useCamera;
+$('media-file').onchange = (event) => { useFile(event.target.files[0]); event.target.value = ''; };
 
 // ---------- main loop ----------
 function tick() {
@@ -386,7 +525,6 @@ function tick() {
 }
 
 resetDeck();
-(async () => {
-  connect();
-  if (await startCamera()) requestAnimationFrame(tick);
-})();
+connect();
+requestAnimationFrame(tick);  // frames go out once a camera or a video file plays
+startCamera();
