@@ -7,8 +7,8 @@ import XCTest
 /// The demo page's other sources and its Settings panel, in headless Chromium with no camera:
 /// a video file chosen in the page plays there and its frames go through the live session; a
 /// photo file is answered once over HTTP in image mode; a settings change reaches the session at
-/// once (two hands found after `numHands` 2 on a two-hand clip). The photo test runs on a phone's
-/// screen (390 × 844, touch). Screenshots are kept beside the others in `.build/test-artifacts/`.
+/// once (two hands found after `numHands` 2 on a two-hand clip; a pose photo's mask drawn after
+/// segmentation masks are turned on). The photo test runs on a phone's screen (390 × 844, touch). Screenshots are kept beside the others in `.build/test-artifacts/`.
 final class PageSourcesBrowserTests: XCTestCase {
     static let noCamera = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream=device-count=0"]
 
@@ -87,6 +87,17 @@ final class PageSourcesBrowserTests: XCTestCase {
                 XCTAssertEqual((pose["photo"] as? [String: Any])?["people"] as? Int, 1, "\(pose)")
                 let label = try await devtools.evaluate("document.getElementById('people-label').textContent")
                 XCTAssertEqual(label, "poses")
+                // Segmentation masks on in the panel: the photo is asked again and its mask drawn.
+                _ = try await devtools.evaluate("document.getElementById('set-masks').click(), ''")
+                let masked = try await devtools.waitFor("the photo's mask", "window.visionTasksDemo") {
+                    (($0["photo"] as? [String: Any])?["masks"] as? [Any])?.isEmpty == false
+                }
+                let means = (masked["photo"] as? [String: Any])?["masks"] as? [Double] ?? []
+                XCTAssertEqual(means.count, 1, "\(masked)")
+                // The person covers part of the photo: neither none of it nor all.
+                XCTAssertTrue(means.allSatisfy { $0 > 0.01 && $0 < 0.9 }, "mask means \(means)")
+                XCTAssertGreaterThanOrEqual(masked["masksDrawn"] as? Int ?? 0, 1)
+                XCTAssertEqual(((masked["settings"] as? [String: Any])?["pose"] as? [String: Any])?["segmentationMasks"] as? Bool, true)
                 // One column on the phone: nothing wider than its screen.
                 let width = try await devtools.evaluate("String(document.documentElement.scrollWidth)")
                 XCTAssertLessThanOrEqual(Int(width) ?? .max, 390, "the page fits a 390-pixel screen")

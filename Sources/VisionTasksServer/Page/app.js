@@ -28,10 +28,12 @@ const demo = window.visionTasksDemo = {
   answers: 0, errors: [], events: [], swipes: [], framesWithLandmarks: 0, handIdentifiers: [], connected: false,
   reconnects: 0, closes: [],
   // The source ({kind: 'camera' | 'video' | 'photo', name}); the photo's answer ({task, people,
-  // gestures, roundTripMilliseconds} or {error}); answers per number of hands or poses found
+  // gestures, roundTripMilliseconds, masks: each segmentation mask's mean} or {error}); how many
+  // masks were drawn; answers per number of hands or poses found
   // since the settings last changed ({"1": 40, "2": 3}); milliseconds from the page's start to
   // the first landmarks drawn; the server's time of the latest 300 live answers (ms).
   source: { kind: 'camera', name: '' }, photo: null, peopleSeen: {}, firstLandmarksMilliseconds: null, serverTimes: [],
+  masksDrawn: 0,
 };
 
 // Other panels (teach.js) send text messages on the session and hear every answer, a
@@ -220,6 +222,7 @@ function draw(answer) {
     demo.firstLandmarksMilliseconds = Math.round(performance.now());
     $('first-landmarks').textContent = `${(demo.firstLandmarksMilliseconds / 1000).toFixed(1)} s`;
   }
+  if (answer.task === 'pose') drawMasks(result.segmentationMasks || [], dx, dy, answer.width * scale, answer.height * scale, mirrored);
   const ids = answer.handIdentifiers || answer.poseIdentifiers || [];
   // A count first, then the tracked identifiers: "1 (#2)" is one hand, tracked as hand 2.
   const tracked = ids.length ? ` (${ids.map((id) => '#' + id).join(', ')})` : '';
@@ -255,6 +258,32 @@ function draw(answer) {
       ctx.fillStyle = color; ctx.fillText(label, left, top + 19);
     }
   });
+}
+
+// A pose's segmentation mask, under its skeleton: answers carry each mask as a 16 × 16 grid of
+// cell means (0 to 1) over the whole frame, drawn here as a translucent layer, smoothed as the
+// browser scales it up to the frame's place in the preview.
+const maskCells = document.createElement('canvas');
+function drawMasks(masks, x, y, width, height, mirrored) {
+  for (const mask of masks) {
+    const grid = mask.grid16 || [];
+    const rows = grid.length, columns = rows ? grid[0].length : 0;
+    if (!rows || !columns) continue;
+    maskCells.width = columns; maskCells.height = rows;
+    const cellsCtx = maskCells.getContext('2d'), pixels = cellsCtx.createImageData(columns, rows);
+    grid.forEach((row, r) => row.forEach((value, c) => {
+      const i = (r * columns + c) * 4;
+      pixels.data[i] = 156; pixels.data[i + 1] = 100; pixels.data[i + 2] = 255;
+      pixels.data[i + 3] = Math.round(Math.max(0, Math.min(1, value)) * 190);
+    }));
+    cellsCtx.putImageData(pixels, 0, 0);
+    ctx.save();
+    ctx.imageSmoothingEnabled = true; ctx.imageSmoothingQuality = 'high';
+    if (mirrored) { ctx.translate(2 * x + width, 0); ctx.scale(-1, 1); }
+    ctx.drawImage(maskCells, x, y, width, height);
+    ctx.restore();
+    demo.masksDrawn += 1;
+  }
 }
 
 // ---------- workout ----------
@@ -501,6 +530,7 @@ async function answerPhoto() {
     const roundTrip = performance.now() - askedAt;
     demo.photo = {
       task: askedTask, people: (result.landmarks || []).length, roundTripMilliseconds: Math.round(roundTrip),
+      masks: (result.segmentationMasks || []).map((mask) => mask.mean),
       gestures: (result.gestures || []).map((list) => (list[0] || {}).categoryName),
     };
     demo.answers += 1;
