@@ -128,6 +128,16 @@ vt_ensure_haproxy() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >&2
 }
 
+# Installs nginx and openssl for the HTTPS proxy test (TLSProxyBrowserTests: nginx terminates TLS
+# in front of the server with a certificate openssl makes). Does nothing when both are there.
+vt_ensure_nginx() {
+    { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } && command -v openssl >/dev/null 2>&1 && return 0
+    command -v apt-get >/dev/null 2>&1 || vt_die "the HTTPS proxy test needs nginx and openssl (Debian: nginx openssl); install them"
+    vt_log "installing nginx and openssl for the HTTPS proxy test"
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx openssl >&2
+}
+
 # Installs VT_MEDIAPIPE_PACKAGES into VT_MEDIAPIPE_VENV (with pip, from PyPI; python3-venv from apt
 # when Python has no venv module). Does nothing when they are there in these versions. Returns
 # non-zero, with a message, when the install fails: the tests that need them then skip (outside CI).

@@ -165,6 +165,20 @@ struct ServeCommand: AsyncParsableCommand {
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
         try await server.run { boundPort in
             FileHandle.standardOutput.write(Data("vision-tasks serve: open http://\(shownHost):\(boundPort)/ (Ctrl-C stops)\n".utf8))
+            if let warning = Self.cameraWarning(host: host, port: boundPort) {
+                FileHandle.standardError.write(Data("vision-tasks serve: \(warning)\n".utf8))
+            }
         }
+    }
+
+    /// What to tell a person who serves the page to other machines over plain HTTP: their
+    /// browsers give a page a camera only in a secure context (HTTPS, or localhost). Nil when
+    /// `host` is a loopback address, where the page has its camera.
+    static func cameraWarning(host: String, port: Int) -> String? {
+        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if loopback { return nil }
+        return "browsers on other machines give this page no camera over http:// (a camera needs https, or localhost): "
+            + "put TLS in front of the server (docs/server.md, \"HTTPS for other machines\": nginx with the WebSocket upgrade) "
+            + "and open the https:// address; on this machine http://127.0.0.1:\(port)/ has the camera"
     }
 }
