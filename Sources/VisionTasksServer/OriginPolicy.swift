@@ -17,7 +17,7 @@ import Darwin
 ///   and `NAME.local`; for another address, that address (and what `--host` said); and the
 ///   host of every allowed origin.
 /// - `Origin`, when a request has one: `http://NAME:PORT` for those names with the server's
-///   port, and every allowed origin (`--allowed-origin`, e.g. `https://vision.example.com`
+///   port (`https://` when the server serves TLS), and every allowed origin (`--allowed-origin`, e.g. `https://vision.example.com`
 ///   for a page behind a reverse proxy). `Origin: null` is refused.
 ///
 /// A request without `Host` or `Origin` is not refused for it (programs such as `curl` send no
@@ -25,6 +25,8 @@ import Darwin
 final class OriginPolicy: @unchecked Sendable {
     /// Lower-case names the server is reached by (IPv6 addresses in brackets).
     let names: Set<String>
+    /// The scheme of the server's own origins: `https` when it serves TLS, else `http`.
+    let scheme: String
     /// Lower-case allowed origins, as given (`scheme://host[:port]`), default ports dropped.
     let allowedOrigins: Set<String>
     /// `host:port` of every allowed origin, its port spelled out.
@@ -35,7 +37,7 @@ final class OriginPolicy: @unchecked Sendable {
     /// The policy for a server listening on `host`, port `port` (0 until the real port is
     /// known: `bind(port:)`), with these extra allowed origins (already checked by
     /// `ServerConfiguration.validate`).
-    init(host: String, port: Int, allowedOrigins: [String]) {
+    init(host: String, port: Int, allowedOrigins: [String], scheme: String = "http") {
         var names = Set<String>()
         let loopback = ["localhost", "127.0.0.1", "[::1]"]
         let host = host.lowercased()
@@ -60,6 +62,7 @@ final class OriginPolicy: @unchecked Sendable {
             names.insert(parsed.host)
         }
         self.names = names
+        self.scheme = scheme
         self.allowedOrigins = origins
         allowedAuthorities = authorities
         boundPort = port
@@ -94,7 +97,7 @@ final class OriginPolicy: @unchecked Sendable {
     func allows(origin value: String) -> Bool {
         guard let parsed = Self.parseOrigin(value) else { return false }
         if allowedOrigins.contains(parsed.normalized) { return true }
-        return parsed.scheme == "http" && parsed.port == port && names.contains(parsed.host)
+        return parsed.scheme == scheme && parsed.port == port && names.contains(parsed.host)
     }
 
     /// An origin's parts: `scheme://host[:port]` with an http or https scheme, no path; the

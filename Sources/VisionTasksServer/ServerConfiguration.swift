@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     public var threadsPerTask = BaseOptions.defaultNumThreads
     /// The model bundles.
     public var models: ServerModels
+    /// The certificate and key for HTTPS and WSS on `port` (nil, the default: plain HTTP).
+    /// With it the server's own origins are `https://NAME:PORT`.
+    public var tls: ServerTLS?
 
     /// Throws `ServerConfigurationError` for a setting out of range.
     func validate() throws(ServerConfigurationError) {

@@ -12,7 +12,7 @@ final class ServeCameraWarningTests: XCTestCase {
         for host in ["0.0.0.0", "::", "192.168.1.20", "vision.example.com"] {
             let warning = ServeCommand.cameraWarning(host: host, port: 9000) ?? ""
             XCTAssertTrue(warning.contains("no camera over http://"), "\(host): \(warning)")
-            XCTAssertTrue(warning.contains("docs/server.md"), "names the fix: \(warning)")
+            XCTAssertTrue(warning.contains("--tls-self-signed") && warning.contains("docs/server.md"), "names the fix: \(warning)")
             XCTAssertTrue(warning.contains("http://127.0.0.1:9000/"), "and the address that works here: \(warning)")
         }
     }

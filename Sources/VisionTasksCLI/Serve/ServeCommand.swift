@@ -19,6 +19,11 @@ struct ServeCommand: AsyncParsableCommand {
               GET /healthz (liveness), GET /readyz (readiness: 503 while starting, draining \
             or full), GET /metrics (Prometheus)
 
+            A browser on another machine (a phone) gives the page its camera only over HTTPS: \
+            --tls-self-signed serves HTTPS with a certificate made for this machine (check the \
+            printed fingerprint on the phone before accepting it), --tls-cert and --tls-key \
+            with your own; or put a TLS proxy in front (docs/server.md).
+
             The server listens on 127.0.0.1 (this machine only) unless --host says otherwise, \
             and answers only requests whose Host and Origin are its own addresses (or an \
             --allowed-origin); others get 403. Ctrl-C or SIGTERM stops it: new connections are \
@@ -34,6 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
             Examples:
               vision-tasks serve
               vision-tasks serve --port 9000 --max-sessions 4
+              vision-tasks serve --host 0.0.0.0 --tls-self-signed
               vision-tasks serve --host 0.0.0.0 --allowed-origin https://vision.example.com
               curl --data-binary @hand.jpg http://127.0.0.1:8080/v1/gesture
             """)
@@ -89,6 +95,17 @@ struct ServeCommand: AsyncParsableCommand {
     var models: String?
 
     @Option(help: ArgumentHelp(
+        "A PEM certificate (chain) to serve HTTPS and WSS with on --port; needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The certificate's PEM private key (readable by its owner only: chmod 600).", valueName: "file"))
+    var tlsKey: String?
+
+    @Flag(help: ArgumentHelp(
+        "Serve HTTPS with a self-signed certificate for this machine's name and addresses, made once and kept (with its key, mode 0600) in ~/.config/vision-tasks/tls; its SHA-256 fingerprint is printed to check on the phone."))
+    var tlsSelfSigned = false
+
+    @Option(help: ArgumentHelp(
         "text: swift-log's lines on standard output; json: one JSON object per line on standard error (time, level, message, session or request id).",
         valueName: "text|json"))
     var logFormat = "text"
@@ -102,8 +119,12 @@ struct ServeCommand: AsyncParsableCommand {
     static let optionNames = [
         "host", "port", "max-sessions", "max-image-bytes", "max-image-pixels", "max-pending-requests", "max-connections",
         "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "threads", "models",
-        "log-format", "log-level",
+        "log-format", "log-level", "tls-cert", "tls-key", "tls-self-signed",
     ]
+
+    /// The options above that are flags: their variable is 1, true or yes to set them (0, false
+    /// or no leaves them unset).
+    static let flagNames: Set<String> = ["tls-self-signed"]
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
@@ -132,6 +153,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard ServerLogFormat(rawValue: logFormat) != nil else {
             throw ValidationError("--log-format must be text or json, not '\(logFormat)'")
         }
+        if tlsSelfSigned, tlsCert != nil || tlsKey != nil {
+            throw ValidationError("--tls-self-signed makes its own certificate: give it or --tls-cert with --tls-key, not both")
+        }
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: the certificate and its private key")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logLevel)'")
@@ -159,16 +186,51 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.timeouts.session = .seconds(sessionIdleTimeout)
         configuration.drainDuration = .seconds(drainSeconds)
         configuration.allowedOrigins = allowedOrigins
+        configuration.tls = try loadTLS()
         let format = ServerLogFormat(rawValue: logFormat) ?? .text
         let server = try VisionServer(
             configuration: configuration, logger: format.logger(level: Logger.Level(rawValue: logLevel) ?? .info))
-        let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+        let tls = configuration.tls
+        let scheme = tls == nil ? "http" : "https"
+        let shownHost = Self.shownHost(host, tls: tls)
         try await server.run { boundPort in
-            FileHandle.standardOutput.write(Data("vision-tasks serve: open http://\(shownHost):\(boundPort)/ (Ctrl-C stops)\n".utf8))
-            if let warning = Self.cameraWarning(host: host, port: boundPort) {
+            FileHandle.standardOutput.write(Data("vision-tasks serve: open \(scheme)://\(shownHost):\(boundPort)/ (Ctrl-C stops)\n".utf8))
+            if let tls {
+                FileHandle.standardOutput.write(Data(
+                    "vision-tasks serve: certificate SHA-256 fingerprint \(tls.fingerprint) (for \(tls.names.joined(separator: ", ")); valid until \(tls.notValidAfter))\n".utf8))
+            } else if let warning = Self.cameraWarning(host: host, port: boundPort) {
                 FileHandle.standardError.write(Data("vision-tasks serve: \(warning)\n".utf8))
             }
         }
+    }
+
+    /// The certificate to serve with: `--tls-cert` and `--tls-key` checked, or the kept
+    /// self-signed one (made on first use); nil for plain HTTP. Errors say what is wrong before
+    /// the server starts.
+    func loadTLS() throws -> ServerTLS? {
+        do {
+            if let tlsCert, let tlsKey { return try ServerTLS.load(certificateFile: tlsCert, keyFile: tlsKey) }
+            guard tlsSelfSigned else { return nil }
+            let folder = ServerTLS.defaultSelfSignedFolder()
+            let (tls, created) = try ServerTLS.selfSigned(folder: folder, names: ServerTLS.machineNames())
+            FileHandle.standardOutput.write(Data(
+                "vision-tasks serve: \(created ? "made a self-signed certificate" : "using the self-signed certificate") in \(folder.path)\n".utf8))
+            return tls
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// The name to print in the address to open: for a wildcard address with TLS, the
+    /// certificate's first IPv4 address other than a loopback one (what a phone on the same
+    /// network opens, a name the certificate is for), else 127.0.0.1.
+    static func shownHost(_ host: String, tls: ServerTLS?) -> String {
+        guard host == "0.0.0.0" || host == "::" else { return host.contains(":") ? "[\(host)]" : host }
+        let network = tls?.names.first { name in
+            let parts = name.split(separator: ".")
+            return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil } && !name.hasPrefix("127.")
+        }
+        return network ?? "127.0.0.1"
     }
 
     /// What to tell a person who serves the page to other machines over plain HTTP: their
@@ -178,7 +240,8 @@ struct ServeCommand: AsyncParsableCommand {
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
         if loopback { return nil }
         return "browsers on other machines give this page no camera over http:// (a camera needs https, or localhost): "
-            + "put TLS in front of the server (docs/server.md, \"HTTPS for other machines\": nginx with the WebSocket upgrade) "
-            + "and open the https:// address; on this machine http://127.0.0.1:\(port)/ has the camera"
+            + "serve HTTPS (--tls-self-signed, or --tls-cert and --tls-key) or put TLS in front of the server "
+            + "(docs/server.md, \"HTTPS for other machines\") and open the https:// address; "
+            + "on this machine http://127.0.0.1:\(port)/ has the camera"
     }
 }

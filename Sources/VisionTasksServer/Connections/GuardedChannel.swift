@@ -2,10 +2,12 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Hummingbird's HTTP/1 + WebSocket child channel with the server's connection rules around
-/// it: `ConnectionGuard` first in the pipeline (raw bytes), `FirstRequestHandler` right behind
-/// the HTTP decoder. Everything else is the wrapped channel's.
+/// it: `ConnectionGuard` first in the pipeline (raw bytes; behind the TLS handler when the
+/// server serves TLS), `FirstRequestHandler` right behind the HTTP decoder. Everything else is
+/// the wrapped channel's.
 struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
@@ -14,11 +16,17 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let origins: OriginPolicy
     let metrics: ServerMetrics
     let headerTimeout: Duration
+    /// With TLS, each connection's handshake and decryption come first, so that everything
+    /// after sees plain HTTP.
+    let tls: NIOSSLContext?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connectionGuard = ConnectionGuard(registry: registry, metrics: metrics, headerTimeout: headerTimeout)
         do {
             try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
+            if let tls {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls), position: .first)
+            }
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
