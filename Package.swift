@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LiteInterpreter", targets: ["LiteInterpreter"]),
         .library(name: "MediaIO", targets: ["MediaIO"]),
         .library(name: "VisionTasksServer", targets: ["VisionTasksServer"]),
+        .library(name: "VisionTasksServerTLS", targets: ["VisionTasksServerTLS"]),
         .library(name: "VisionTasksMLKit", targets: ["VisionTasksMLKit"]),
         .library(name: "VisionTasksAppleVision", targets: ["VisionTasksAppleVision"]),
         .library(name: "VisionTasksAppleVisionMedia", targets: ["VisionTasksAppleVisionMedia"]),
@@ -113,12 +114,23 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Page")]
+        ),
+
+        // The server's HTTPS (`serve --tls-cert`, `--tls-self-signed`): certificates read,
+        // checked and made, and the TLS handler; apart, so that the server alone (and its fuzz
+        // targets) build no TLS stack.
+        .target(
+            name: "VisionTasksServerTLS",
+            dependencies: [
+                "VisionTasksServer",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            resources: [.copy("Page")]
+            ]
         ),
 
         // Google ML Kit's pose detection API (`PoseDetector`, `VisionImage`, `Pose`) over PoseLandmarker.
@@ -134,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "VisionTasksCLI",
             dependencies: [
-                "VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksServer",
+                "VisionTasks", "VisionTasksModelInstaller", "LiteInterpreter", "MediaIO", "VisionTasksServer", "VisionTasksServerTLS",
                 "VisionTasksMLKit", "VisionTasksAppleVision", "TaskRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `serve --log-format`, `--log-level`: the server's logger.
@@ -168,13 +180,13 @@ let package = Package(
         .testTarget(
             name: "VisionTasksCLITests",
             dependencies: [
-                "VisionTasksCLI", "VisionTasks", "VisionTasksModelInstaller", "TestSupport",
+                "VisionTasksCLI", "VisionTasksServerTLS", "VisionTasks", "VisionTasksModelInstaller", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(
             name: "VisionTasksServerTests",
             dependencies: [
-                "VisionTasksServer", "VisionTasks", "MediaIO", "TestSupport", "TaskRunner",
+                "VisionTasksServer", "VisionTasksServerTLS", "VisionTasks", "MediaIO", "TestSupport", "TaskRunner",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -22,7 +22,7 @@ import Darwin
 ///
 /// A request without `Host` or `Origin` is not refused for it (programs such as `curl` send no
 /// `Origin`; browsers always send `Host`). Others are answered 403 `forbidden`.
-final class OriginPolicy: @unchecked Sendable {
+package final class OriginPolicy: @unchecked Sendable {
     /// Lower-case names the server is reached by (IPv6 addresses in brackets).
     let names: Set<String>
     /// The scheme of the server's own origins: `https` when it serves TLS, else `http`.
@@ -138,7 +138,7 @@ final class OriginPolicy: @unchecked Sendable {
     }
 
     /// The addresses of the machine's network interfaces (IPv6 in brackets, without zones).
-    static func interfaceAddresses() -> Set<String> {
+    package static func interfaceAddresses() -> Set<String> {
         var result = Set<String>()
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return result }
@@ -160,7 +160,7 @@ final class OriginPolicy: @unchecked Sendable {
     }
 
     /// The machine's host name, lower-case; nil when it has none.
-    static func hostName() -> String? {
+    package static func hostName() -> String? {
         var text = [CChar](repeating: 0, count: 256)
         guard gethostname(&text, text.count) == 0 else { return nil }
         let name = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()

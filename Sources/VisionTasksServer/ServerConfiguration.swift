@@ -28,9 +28,10 @@ public struct ServerConfiguration: Sendable {
     public var threadsPerTask = BaseOptions.defaultNumThreads
     /// The model bundles.
     public var models: ServerModels
-    /// The certificate and key for HTTPS and WSS on `port` (nil, the default: plain HTTP).
-    /// With it the server's own origins are `https://NAME:PORT`.
-    public var tls: ServerTLS?
+    /// HTTPS and WSS on `port` (`VisionTasksServerTLS`'s `ServerTLS`: a certificate and its
+    /// key); nil, the default, for plain HTTP. With it the server's own origins are
+    /// `https://NAME:PORT`.
+    public var tls: (any ServerTransportSecurity)?
 
     /// Throws `ServerConfigurationError` for a setting out of range.
     func validate() throws(ServerConfigurationError) {

@@ -6,7 +6,6 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
-import NIOSSL
 import ServiceLifecycle
 import TaskRunner
 import VisionTasks
@@ -48,8 +47,6 @@ public struct VisionServer: Sendable {
     let drain: ServerDrain
     /// Whether it listens yet (`GET /readyz`).
     let readiness = ServerReadiness()
-    /// The TLS context every connection's handshake uses (`ServerConfiguration.tls`); nil for plain HTTP.
-    let tls: NIOSSLContext?
 
     /// Reads the models and the page and builds one image-mode instance of each task. Errors:
     /// `ServerConfigurationError` for a setting out of range (checked first), `TasksError` for a
@@ -73,11 +70,6 @@ public struct VisionServer: Sendable {
         origins = OriginPolicy(
             host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins,
             scheme: configuration.tls == nil ? "http" : "https")
-        do {
-            tls = try configuration.tls?.makeContext()
-        } catch {
-            throw ServerConfigurationError("the TLS certificate and key cannot be served: \(error)")
-        }
         drain = ServerDrain(registry: connections, duration: configuration.drainDuration) { [logger] in logger.info("\($0)") }
         metrics.setLimits(sessions: configuration.maxSessions, pendingRequests: configuration.limits.maxPendingRequests)
     }
@@ -99,7 +91,7 @@ public struct VisionServer: Sendable {
             ws: .init(
                 maxFrameSize: limits.largestLiveMessageBytes,
                 closeTimeout: Self.sessionCloseGrace, validateUTF8: true))
-        let (connections, origins, metrics, readiness, tls) = (connections, origins, metrics, readiness, tls)
+        let (connections, origins, metrics, readiness, tls) = (connections, origins, metrics, readiness, configuration.tls)
         readiness.restarting()
         let server = HTTPServerBuilder { responder in
             GuardedChannel(

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 @testable import VisionTasksCLI
-@testable import VisionTasksServer
+@testable import VisionTasksServerTLS
 
 /// `vision-tasks serve`'s TLS options: the certificate and key go together, the self-signed flag
 /// stands alone, a file that cannot be served is a clear error before the server starts, and the

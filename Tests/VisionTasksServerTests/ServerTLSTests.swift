@@ -4,6 +4,7 @@ import TestSupport
 import XCTest
 
 @testable import VisionTasksServer
+@testable import VisionTasksServerTLS
 
 /// HTTPS and WSS on the server's own port (`ServerTLS`): certificates and keys checked before
 /// the server starts, the self-signed certificate made once and kept, and the page in Chromium

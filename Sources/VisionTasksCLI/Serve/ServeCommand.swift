@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import VisionTasks
 import VisionTasksServer
+import VisionTasksServerTLS
 
 /// `vision-tasks serve`: the live demo page, WebSocket sessions and the HTTP API.
 struct ServeCommand: AsyncParsableCommand {
@@ -186,11 +187,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.timeouts.session = .seconds(sessionIdleTimeout)
         configuration.drainDuration = .seconds(drainSeconds)
         configuration.allowedOrigins = allowedOrigins
-        configuration.tls = try loadTLS()
+        let tls = try loadTLS()
+        configuration.tls = tls
         let format = ServerLogFormat(rawValue: logFormat) ?? .text
         let server = try VisionServer(
             configuration: configuration, logger: format.logger(level: Logger.Level(rawValue: logLevel) ?? .info))
-        let tls = configuration.tls
         let scheme = tls == nil ? "http" : "https"
         let shownHost = Self.shownHost(host, tls: tls)
         try await server.run { boundPort in

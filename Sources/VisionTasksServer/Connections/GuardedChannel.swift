@@ -2,7 +2,6 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 
 /// Hummingbird's HTTP/1 + WebSocket child channel with the server's connection rules around
 /// it: `ConnectionGuard` first in the pipeline (raw bytes; behind the TLS handler when the
@@ -18,15 +17,13 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let headerTimeout: Duration
     /// With TLS, each connection's handshake and decryption come first, so that everything
     /// after sees plain HTTP.
-    let tls: NIOSSLContext?
+    let tls: (any ServerTransportSecurity)?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connectionGuard = ConnectionGuard(registry: registry, metrics: metrics, headerTimeout: headerTimeout)
         do {
             try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
-            if let tls {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls), position: .first)
-            }
+            try tls?.addHandlers(to: channel.pipeline.syncOperations)
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
+import NIOCore
 import NIOSSL
 import SwiftASN1
+import VisionTasksServer
 import X509
 
 #if canImport(Glibc)
@@ -14,11 +16,10 @@ import Darwin
 /// (`vision-tasks serve --tls-cert FILE --tls-key FILE`, or `--tls-self-signed`), checked
 /// before the server starts: both PEM, the key the certificate's, the certificate valid now, the
 /// key file readable by its owner only.
-public struct ServerTLS: Sendable {
-    /// The certificate chain as PEM, the server's own certificate first.
-    let certificateChainPEM: String
-    /// The private key as PEM.
-    let privateKeyPEM: String
+public struct ServerTLS: ServerTransportSecurity {
+    /// What every connection's handshake uses: the certificate chain and key, TLS 1.2 and 1.3,
+    /// HTTP/1.1 by ALPN.
+    let context: NIOSSLContext
     /// The SHA-256 fingerprint of the server's certificate (its DER bytes), as 32 hexadecimal
     /// pairs separated by colons, as browsers and `openssl x509 -fingerprint -sha256` show it.
     public let fingerprint: String
@@ -78,25 +79,23 @@ public struct ServerTLS: Sendable {
             throw ServerTLSError("the certificate in \(certificateFile) expired on \(leaf.notValidAfter)")
         }
         // What NIOSSL (BoringSSL) serves must read too.
+        let context: NIOSSLContext
         do {
-            _ = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8))
-            _ = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
+            let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            configuration.minimumTLSVersion = .tlsv12
+            configuration.applicationProtocols = ["http/1.1"]
+            context = try NIOSSLContext(configuration: configuration)
         } catch {
             throw ServerTLSError("\(certificateFile) and \(keyFile) cannot be served: \(error)")
         }
-        return ServerTLS(
-            certificateChainPEM: certificatePEM, privateKeyPEM: keyPEM, fingerprint: try fingerprint(of: leaf),
-            names: names(of: leaf), notValidAfter: leaf.notValidAfter)
+        return ServerTLS(context: context, fingerprint: try fingerprint(of: leaf), names: names(of: leaf), notValidAfter: leaf.notValidAfter)
     }
 
-    /// The TLS configuration NIOSSL serves with (TLS 1.2 and 1.3, HTTP/1.1 by ALPN).
-    func makeContext() throws -> NIOSSLContext {
-        let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificateChainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
-        let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
-        configuration.minimumTLSVersion = .tlsv12
-        configuration.applicationProtocols = ["http/1.1"]
-        return try NIOSSLContext(configuration: configuration)
+    /// Puts NIOSSL's server handler first in a new connection's pipeline.
+    public func addHandlers(to pipeline: ChannelPipeline.SynchronousOperations) throws {
+        try pipeline.addHandler(NIOSSLServerHandler(context: context), position: .first)
     }
 
     /// "AB:CD:..." of the certificate's DER bytes.

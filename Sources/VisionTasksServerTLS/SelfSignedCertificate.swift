@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SwiftASN1
+import VisionTasksServer
 import X509
 
 #if canImport(Glibc)
