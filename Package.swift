@@ -108,7 +108,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.copy("Page")]
+            // Page: the demo page; OpenAPI: the HTTP API's document (GET /openapi.json, docs/openapi.json).
+            resources: [.copy("Page"), .copy("OpenAPI")]
         ),
 
         // Google ML Kit's pose detection API (`PoseDetector`, `VisionImage`, `Pose`) over PoseLandmarker.

@@ -82,6 +82,11 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "origin"))
     var allowedOrigins: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "This replica's name, sent as the X-Vision-Tasks-Instance header of every HTTP answer and as instance in a live session's first ready message (default: the host name); 1 to 128 visible ASCII characters.",
+        valueName: "name"))
+    var instance: String?
+
     @Option(parsing: .unconditional, help: "Threads each task instance runs on; the default is one per active core.")
     var threads = BaseOptions.defaultNumThreads
 
@@ -101,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// `VISION_TASKS_*` variables (a test checks them against the help).
     static let optionNames = [
         "host", "port", "max-sessions", "max-image-bytes", "max-image-pixels", "max-pending-requests", "max-connections",
-        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "threads", "models",
+        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "instance", "threads", "models",
         "log-format", "log-level",
     ]
 
@@ -128,6 +133,9 @@ struct ServeCommand: AsyncParsableCommand {
         for origin in allowedOrigins where !ServerConfiguration.isOrigin(origin) {
             throw ValidationError(
                 "--allowed-origin '\(origin)' is not an origin: give scheme://host[:port], e.g. https://vision.example.com")
+        }
+        if let instance, !ServerConfiguration.isInstanceName(instance) {
+            throw ValidationError("--instance must be 1 to 128 visible ASCII characters (no spaces), not '\(instance.prefix(200))'")
         }
         guard ServerLogFormat(rawValue: logFormat) != nil else {
             throw ValidationError("--log-format must be text or json, not '\(logFormat)'")
@@ -159,6 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.timeouts.session = .seconds(sessionIdleTimeout)
         configuration.drainDuration = .seconds(drainSeconds)
         configuration.allowedOrigins = allowedOrigins
+        if let instance { configuration.instance = instance }
         let format = ServerLogFormat(rawValue: logFormat) ?? .text
         let server = try VisionServer(
             configuration: configuration, logger: format.logger(level: Logger.Level(rawValue: logLevel) ?? .info))
