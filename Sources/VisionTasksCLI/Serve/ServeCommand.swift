@@ -17,7 +17,10 @@ struct ServeCommand: AsyncParsableCommand {
             little-endian timestamp (ms) + JPEG; one JSON answer per processed frame
               POST /v1/gesture|hands|pose?numHands=2   a JPEG or PNG body; the CLI's JSON
               GET /healthz (liveness), GET /readyz (readiness: 503 while starting, draining \
-            or full), GET /metrics (Prometheus)
+            or full), GET /metrics (Prometheus), GET /openapi.json (the HTTP API's OpenAPI document)
+
+            Every answer names the replica in X-Vision-Tasks-Instance (--instance, default the \
+            host name), so that a client behind a load balancer can tell which one served it.
 
             The server listens on 127.0.0.1 (this machine only) unless --host says otherwise, \
             and answers only requests whose Host and Origin are its own addresses (or an \
