@@ -115,7 +115,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.copy("Page")]
+            // Page: the demo page; OpenAPI: the HTTP API's document (GET /openapi.json, docs/openapi.json).
+            resources: [.copy("Page"), .copy("OpenAPI")]
         ),
 
         // The server's HTTPS (`serve --tls-cert`, `--tls-self-signed`): certificates read,

@@ -66,14 +66,17 @@ struct LiveErrorAnswer: Encodable {
     }
 }
 
-/// Sent when a session starts and after each options message: the settings in force.
+/// Sent when a session starts and after each options message: the settings in force; the
+/// first also names the replica (`instance`, as `X-Vision-Tasks-Instance` on HTTP answers).
 struct LiveReadyAnswer: Encodable {
     var settings: TaskSettings
     var maxImageBytes: Int
     var maxImagePixels: Int
+    /// The replica's name (`ServerConfiguration.instance`); nil after an options message.
+    var instance: String? = nil
 
     private enum Keys: String, CodingKey {
-        case type, task, numHands, numPoses, minHandDetectionConfidence, minHandPresenceConfidence
+        case type, instance, task, numHands, numPoses, minHandDetectionConfidence, minHandPresenceConfidence
         case minPoseDetectionConfidence, minPosePresenceConfidence, minTrackingConfidence, segmentationMasks
         case mirrored, smoothing
         case maxImageBytes, maxImagePixels
@@ -82,6 +85,7 @@ struct LiveReadyAnswer: Encodable {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode("ready", forKey: .type)
+        try c.encodeIfPresent(instance, forKey: .instance)
         try c.encode(settings.task.rawValue, forKey: .task)
         switch settings.task {
         case .gesture, .hands:

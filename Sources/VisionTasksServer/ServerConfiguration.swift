@@ -1,5 +1,11 @@
 import VisionTasks
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How `VisionServer` listens, how much it accepts and which models it runs
 /// (`vision-tasks serve` fills it from its flags).
 public struct ServerConfiguration: Sendable {
@@ -28,6 +34,11 @@ public struct ServerConfiguration: Sendable {
     public var threadsPerTask = BaseOptions.defaultNumThreads
     /// The model bundles.
     public var models: ServerModels
+    /// The name of this replica (default: the machine's host name), sent as the
+    /// `X-Vision-Tasks-Instance` header of every HTTP answer and as `instance` in a live
+    /// session's first `ready` message, so that a client behind a load balancer can tell which
+    /// replica served it. 1 to 128 visible ASCII characters (no spaces or control characters).
+    public var instance = ServerConfiguration.defaultInstance
     /// HTTPS and WSS on `port` (`VisionTasksServerTLS`'s `ServerTLS`: a certificate and its
     /// key); nil, the default, for plain HTTP. With it the server's own origins are
     /// `https://NAME:PORT`.
@@ -43,6 +54,10 @@ public struct ServerConfiguration: Sendable {
             throw ServerConfigurationError(
                 "allowed origin '\(origin)' is not an origin: give scheme://host[:port], e.g. https://vision.example.com or http://192.168.1.20:8080")
         }
+        guard Self.isInstanceName(instance) else {
+            throw ServerConfigurationError(
+                "instance must be 1 to 128 visible ASCII characters (no spaces), not '\(instance.prefix(200))'")
+        }
         guard drainDuration >= .zero, drainDuration <= .seconds(3600) else {
             throw ServerConfigurationError("drainDuration must be from 0 to 3600 s, not \(drainDuration)")
         }
@@ -51,6 +66,22 @@ public struct ServerConfiguration: Sendable {
     /// Whether `origin` can be one of `allowedOrigins`: `scheme://host[:port]` with an http or
     /// https scheme and no path.
     public static func isOrigin(_ origin: String) -> Bool { OriginPolicy.parseOrigin(origin) != nil }
+
+    /// Whether `name` can be `instance`: 1 to 128 visible ASCII characters (`!` to `~`), which
+    /// an HTTP header value carries as they are.
+    public static func isInstanceName(_ name: String) -> Bool {
+        (1...128).contains(name.utf8.count) && name.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// The default `instance`: the machine's host name (a container's is its pod's name), or
+    /// `vision-tasks` when it cannot be an instance name.
+    public static let defaultInstance: String = {
+        // gethostname, not Foundation's ProcessInfo.hostName, which may ask the resolver.
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "vision-tasks" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return isInstanceName(name) ? name : "vision-tasks"
+    }()
 
     /// A configuration with the default settings and these models.
     public init(models: ServerModels) {

@@ -11,7 +11,7 @@ import NIOCore
 /// `HTTPResponseError`): the status, the JSON body and the headers its code calls for
 /// (`Retry-After`, `Allow`, `Connection: close`). Connection-level answers written before
 /// any HTTP handler runs (a header timeout, a refused connection) use the same rendering as
-/// raw bytes (`rawResponse`).
+/// raw bytes (`rawResponse(instance:)`).
 struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
     /// Machine-readable kinds of error.
     enum Code: String, Sendable, Codable, CaseIterable {
@@ -107,11 +107,13 @@ struct ServerError: Error, Sendable, Equatable, HTTPResponseError {
         Response(status: status, headers: headerFields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The whole HTTP/1.1 answer as bytes, for a connection that has no HTTP handler yet.
-    var rawResponse: ByteBuffer {
+    /// The whole HTTP/1.1 answer as bytes, for a connection that has no HTTP handler yet;
+    /// `instance` is the replica's name (`X-Vision-Tasks-Instance`, as on every answer).
+    func rawResponse(instance: String) -> ByteBuffer {
         let body = self.body
         var text = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
         var headers = headerFields
+        headers[.visionTasksInstance] = instance
         headers[.contentLength] = String(body.count)
         for field in headers { text += "\(field.name.rawName): \(field.value)\r\n" }
         var buffer = ByteBuffer(string: text + "\r\n")

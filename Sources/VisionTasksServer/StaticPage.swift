@@ -1,6 +1,7 @@
 import Foundation
 
-/// The demo page's files (`Page/` in the package's resources), read once when the server starts.
+/// The demo page's files (`Page/` in the package's resources) and the OpenAPI document
+/// (`OpenAPI/`), read once when the server starts.
 struct StaticPage: Sendable {
     struct File: Sendable {
         var contentType: String
@@ -31,5 +32,16 @@ struct StaticPage: Sendable {
         }
         files["/"] = files["/index.html"]
         self.files = files
+    }
+
+    /// The OpenAPI document of the HTTP API (`OpenAPI/openapi.json` in the resources; the same
+    /// bytes as docs/openapi.json), served as `GET /openapi.json`.
+    static func openAPIDocument() throws -> Data {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json", subdirectory: "OpenAPI"),
+            let bytes = FileManager.default.contents(atPath: url.path)
+        else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "OpenAPI/openapi.json in the VisionTasksServer resources"])
+        }
+        return bytes
     }
 }

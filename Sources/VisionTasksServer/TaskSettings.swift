@@ -141,10 +141,11 @@ struct TaskSettings: Sendable, Hashable {
     }
 
     private static func confidence(_ name: String, _ value: String) throws(ServerError) -> Float {
-        guard let x = Float(value), x >= 0, x <= 1 else {
+        // Checked as a Double: parsed as a Float, 1.0000000000000004 rounded to 1 and passed.
+        guard let x = Double(value), x >= 0, x <= 1 else {
             throw ServerError(code: .badOption, message: "\(name) must be a number from 0 to 1, not '\(value)'")
         }
-        return x
+        return Float(x)
     }
 }
 

@@ -27,7 +27,9 @@ extension VisionServer {
 
     func makeWebSocketRouter() -> Router<LiveRequestContext> {
         let router = Router(context: LiveRequestContext.self)
-        router.ws("/v1/live") { inbound, outbound, context in
+        // The 101 answer names the replica too, as every HTTP answer does.
+        let instance = configuration.instance
+        router.ws("/v1/live", shouldUpgrade: { _, _ in .upgrade([.visionTasksInstance: instance]) }) { inbound, outbound, context in
             try await runSession(inbound: inbound, outbound: outbound, request: context.request, channel: context.requestContext.channel)
         }
         return router
@@ -108,7 +110,8 @@ extension VisionServer {
             }
             session.answer(
                 LiveReadyAnswer(
-                    settings: session.settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels))
+                    settings: session.settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels,
+                    instance: configuration.instance))
             var failure: (any Error)?
             do {
                 for try await message in inbound.messages(maxSize: limits.largestLiveMessageBytes) {

@@ -19,7 +19,10 @@ import VisionTasks
 /// - `POST /v1/gesture`, `/v1/hands`, `/v1/pose`: a JPEG or PNG body, options as query
 ///   parameters, the CLI's JSON answer.
 /// - `GET /healthz` (liveness), `GET /readyz` (readiness: `ServerReadiness`), `GET /metrics`
-///   (Prometheus text format).
+///   (Prometheus text format), `GET /openapi.json` (the OpenAPI document of these routes,
+///   `OpenAPI/openapi.json` in the resources).
+///
+/// Every answer carries `X-Vision-Tasks-Instance: NAME` (`ServerConfiguration.instance`).
 ///
 /// Every path answers `HEAD` where it answers `GET`, and `OPTIONS`. Only the server's own
 /// `Host` and `Origin` values are answered (`OriginPolicy`); connections are capped and timed
@@ -38,6 +41,8 @@ public struct VisionServer: Sendable {
     let pendingRequests: SessionCounter
     let gate: RequestGate
     let page: StaticPage
+    /// `GET /openapi.json`'s bytes, read from the resources once.
+    let openAPIDocument: Data
     let logger: Logger
     /// Open connections: the cap and the drain.
     let connections: ConnectionRegistry
@@ -66,6 +71,7 @@ public struct VisionServer: Sendable {
         pendingRequests = SessionCounter(limit: configuration.limits.maxPendingRequests)
         gate = RequestGate(limit: ProcessInfo.processInfo.activeProcessorCount)
         page = try StaticPage()
+        openAPIDocument = try StaticPage.openAPIDocument()
         connections = ConnectionRegistry(limit: configuration.limits.maxConnections, metrics: metrics)
         origins = OriginPolicy(
             host: configuration.host, port: configuration.port, allowedOrigins: configuration.allowedOrigins,
@@ -96,10 +102,11 @@ public struct VisionServer: Sendable {
         let server = HTTPServerBuilder { responder in
             GuardedChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
-                registry: connections, origins: origins, metrics: metrics, headerTimeout: timeouts.headerRead, tls: tls)
+                registry: connections, origins: origins, metrics: metrics, headerTimeout: timeouts.headerRead,
+                instance: configuration.instance, tls: tls)
         }
         return Application(
-            router: ServerRouter(router: makeRouter(), methods: routeMethods, metrics: metrics),
+            router: ServerRouter(router: makeRouter(), methods: routeMethods, metrics: metrics, instance: configuration.instance),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "vision-tasks",
@@ -157,7 +164,9 @@ public struct VisionServer: Sendable {
     /// The methods each path of the HTTP router takes; `MethodsResponder` answers `HEAD`,
     /// `OPTIONS` and 405 from it.
     var routeMethods: [String: [HTTPRequest.Method]] {
-        var methods: [String: [HTTPRequest.Method]] = ["/healthz": [.get], "/readyz": [.get], "/metrics": [.get], "/v1/live": [.get]]
+        var methods: [String: [HTTPRequest.Method]] = [
+            "/healthz": [.get], "/readyz": [.get], "/metrics": [.get], "/openapi.json": [.get], "/v1/live": [.get],
+        ]
         for path in page.files.keys { methods[path] = [.get] }
         for task in TaskKind.allCases { methods["/v1/\(task.rawValue)"] = [.post] }
         return methods
@@ -194,6 +203,12 @@ public struct VisionServer: Sendable {
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+        let openAPIDocument = openAPIDocument
+        router.get("/openapi.json") { _, _ -> Response in
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: openAPIDocument)))
         }
         router.get("/v1/live") { _, _ -> Response in
             Response(

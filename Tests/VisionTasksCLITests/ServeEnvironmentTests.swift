@@ -25,7 +25,7 @@ final class ServeEnvironmentTests: XCTestCase {
         let environment = [
             "VISION_TASKS_PORT": "9000", "VISION_TASKS_MAX_SESSIONS": "4", "VISION_TASKS_HOST": "0.0.0.0",
             "VISION_TASKS_ALLOWED_ORIGIN": "https://a.example, https://b.example:8443", "VISION_TASKS_DRAIN_SECONDS": "",
-            "VISION_TASKS_LOG_FORMAT": "json",
+            "VISION_TASKS_LOG_FORMAT": "json", "VISION_TASKS_INSTANCE": "replica-2",
         ]
         let arguments = try ServeEnvironment.arguments(["--port", "9100", "--host=127.0.0.1"], environment: environment)
         let command = try ServeCommand.parse(arguments)
@@ -35,6 +35,7 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(command.allowedOrigins, ["https://a.example", "https://b.example:8443"])
         XCTAssertEqual(command.drainSeconds, 10, "an empty variable counts as unset")
         XCTAssertEqual(command.logFormat, "json")
+        XCTAssertEqual(command.instance, "replica-2")
         // A repeated option on the command line replaces the variable's whole list.
         let origins = try ServeCommand.parse(try ServeEnvironment.arguments(["--allowed-origin", "https://c.example"], environment: environment))
         XCTAssertEqual(origins.allowedOrigins, ["https://c.example"])
@@ -44,7 +45,7 @@ final class ServeEnvironmentTests: XCTestCase {
         for (variable, value) in [
             ("VISION_TASKS_PORT", "http"), ("VISION_TASKS_PORT", "70000"), ("VISION_TASKS_MAX_SESSIONS", "0"),
             ("VISION_TASKS_LOG_FORMAT", "xml"), ("VISION_TASKS_LOG_LEVEL", "loud"), ("VISION_TASKS_ALLOWED_ORIGIN", "ftp://x"),
-            ("VISION_TASKS_IDLE_TIMEOUT", "-1"),
+            ("VISION_TASKS_IDLE_TIMEOUT", "-1"), ("VISION_TASKS_INSTANCE", "two words"),
         ] {
             XCTAssertThrowsError(try ServeEnvironment.arguments([], environment: [variable: value]), variable) { error in
                 let message = ServeCommand.message(for: error)

@@ -5,6 +5,8 @@ import NIOWebSocket
 import TestSupport
 import XCTest
 
+@testable import VisionTasksServer
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,13 +31,20 @@ final class ReplicaBalancingTests: XCTestCase {
 
         let client = HTTPTestClient(port: set.port)
         var statuses: [Int] = []
+        // Through the balancer, each answer names the replica that gave it.
+        var instances: [String: Double] = [:]
         for _ in 0..<20 {
-            statuses.append(try await client.execute(uri: "/v1/gesture", method: .post, body: ByteBuffer(bytes: jpeg)) { $0.status.code })
+            let (status, instance) = try await client.execute(uri: "/v1/gesture", method: .post, body: ByteBuffer(bytes: jpeg)) {
+                ($0.status.code, $0.headers[.visionTasksInstance] ?? "none")
+            }
+            statuses.append(status)
+            instances[instance, default: 0] += 1
         }
         XCTAssertEqual(statuses, Array(repeating: 200, count: 20))
         let requests = try await Self.metrics(#"vision_tasks_http_requests_total{task="gesture"}"#, set)
         XCTAssertEqual(requests.reduce(0, +), 20, "requests per replica: \(requests)")
         XCTAssertTrue(requests.allSatisfy { $0 >= 1 }, "each replica answered requests: \(requests)")
+        XCTAssertEqual(instances, ["r1": requests[0], "r2": requests[1]], "X-Vision-Tasks-Instance against each replica's count")
 
         await Self.stop(sessions, running)
         XCTAssertEqual(sessions.flatMap(\.closes).count, 0)

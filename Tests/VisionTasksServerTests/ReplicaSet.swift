@@ -62,6 +62,8 @@ final class ReplicaSet: @unchecked Sendable {
         do {
             for index in 1...count {
                 let name = "r\(index)"
+                // Each names itself on its answers (X-Vision-Tasks-Instance) by its name here.
+                environment["VISION_TASKS_INSTANCE"] = name
                 let process = try ChildProcess(
                     executable: tool, arguments: ["serve"] + arguments,
                     stdout: folder.appendingPathComponent("\(name).out").path,

@@ -106,6 +106,9 @@ final class ServerHTTPTests: XCTestCase {
             ("/v1/gesture", Data(repeating: 0xFF, count: 300_000), .contentTooLarge, "imageTooLarge"),
             ("/v1/gesture?numHands=99", jpeg, .badRequest, "badOption"),
             ("/v1/gesture?minHandDetectionConfidence=2", jpeg, .badRequest, "badOption"),
+            // Just over 1: a Float rounds it to 1, which passed (schemathesis found it).
+            ("/v1/gesture?minHandDetectionConfidence=1.0000000000000004", jpeg, .badRequest, "badOption"),
+            ("/v1/pose?minPosePresenceConfidence=-0.0000000001", jpeg, .badRequest, "badOption"),
             ("/v1/gesture?colour=blue", jpeg, .badRequest, "badOption"),
             ("/v1/faces", jpeg, .notFound, "notFound"),
         ]

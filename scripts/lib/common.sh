@@ -157,6 +157,27 @@ vt_ensure_mediapipe_venv() {
         || { vt_log "pip could not install ${VT_MEDIAPIPE_PACKAGES[*]}"; return 1; }
 }
 
+# schemathesis (PyPI), which OpenAPITests runs against a live server from docs/openapi.json, in a
+# virtual environment of its own (python3-venv from apt when Python has no venv module). Does nothing
+# when this version is there. Returns non-zero, with a message, when the install fails: the test then
+# skips (outside CI). Tests/TestSupport/Schemathesis.swift names the same place and version.
+VT_SCHEMATHESIS_VENV="$HOME/.cache/vision-tasks/schemathesis-venv"
+VT_SCHEMATHESIS_VERSION=4.32.5
+vt_ensure_schemathesis_venv() {
+    local program="$VT_SCHEMATHESIS_VENV/bin/schemathesis"
+    [ -x "$program" ] && "$program" --version 2>/dev/null | grep -qx "schemathesis, version $VT_SCHEMATHESIS_VERSION" && return 0
+    vt_log "installing schemathesis $VT_SCHEMATHESIS_VERSION (pip) into $VT_SCHEMATHESIS_VENV (for OpenAPITests)"
+    if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2
+    fi
+    if [ ! -x "$VT_SCHEMATHESIS_VENV/bin/python" ]; then
+        python3 -m venv "$VT_SCHEMATHESIS_VENV" >&2 || { vt_log "cannot make a Python virtual environment (Debian: python3-venv)"; return 1; }
+    fi
+    "$VT_SCHEMATHESIS_VENV/bin/python" -m pip install -q --disable-pip-version-check "schemathesis==$VT_SCHEMATHESIS_VERSION" >&2 \
+        || { vt_log "pip could not install schemathesis==$VT_SCHEMATHESIS_VERSION"; return 1; }
+}
+
 # Builds everything but the tests, in release, with the flags the tests use.
 vt_build() {
     # Said only before a first build (no tool built yet); later runs are no-op or incremental builds.

@@ -18,7 +18,10 @@ struct ServeCommand: AsyncParsableCommand {
             little-endian timestamp (ms) + JPEG; one JSON answer per processed frame
               POST /v1/gesture|hands|pose?numHands=2   a JPEG or PNG body; the CLI's JSON
               GET /healthz (liveness), GET /readyz (readiness: 503 while starting, draining \
-            or full), GET /metrics (Prometheus)
+            or full), GET /metrics (Prometheus), GET /openapi.json (the HTTP API's OpenAPI document)
+
+            Every answer names the replica in X-Vision-Tasks-Instance (--instance, default the \
+            host name), so that a client behind a load balancer can tell which one served it.
 
             A browser on another machine (a phone) gives the page its camera only over HTTPS: \
             --tls-self-signed serves HTTPS with a certificate made for this machine (check the \
@@ -89,6 +92,11 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "origin"))
     var allowedOrigins: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "This replica's name, sent as the X-Vision-Tasks-Instance header of every HTTP answer and as instance in a live session's first ready message (default: the host name); 1 to 128 visible ASCII characters.",
+        valueName: "name"))
+    var instance: String?
+
     @Option(parsing: .unconditional, help: "Threads each task instance runs on; the default is one per active core.")
     var threads = BaseOptions.defaultNumThreads
 
@@ -119,7 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// `VISION_TASKS_*` variables (a test checks them against the help).
     static let optionNames = [
         "host", "port", "max-sessions", "max-image-bytes", "max-image-pixels", "max-pending-requests", "max-connections",
-        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "threads", "models",
+        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "instance", "threads", "models",
         "log-format", "log-level", "tls-cert", "tls-key", "tls-self-signed",
     ]
 
@@ -150,6 +158,9 @@ struct ServeCommand: AsyncParsableCommand {
         for origin in allowedOrigins where !ServerConfiguration.isOrigin(origin) {
             throw ValidationError(
                 "--allowed-origin '\(origin)' is not an origin: give scheme://host[:port], e.g. https://vision.example.com")
+        }
+        if let instance, !ServerConfiguration.isInstanceName(instance) {
+            throw ValidationError("--instance must be 1 to 128 visible ASCII characters (no spaces), not '\(instance.prefix(200))'")
         }
         guard ServerLogFormat(rawValue: logFormat) != nil else {
             throw ValidationError("--log-format must be text or json, not '\(logFormat)'")
@@ -187,6 +198,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.timeouts.session = .seconds(sessionIdleTimeout)
         configuration.drainDuration = .seconds(drainSeconds)
         configuration.allowedOrigins = allowedOrigins
+        if let instance { configuration.instance = instance }
         let tls = try loadTLS()
         configuration.tls = tls
         let format = ServerLogFormat(rawValue: logFormat) ?? .text

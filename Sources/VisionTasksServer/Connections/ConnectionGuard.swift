@@ -31,6 +31,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let registry: ConnectionRegistry
     private let metrics: ServerMetrics
     private let headerTimeout: TimeAmount
+    /// The replica's name, on every answer written here and by `FirstRequestHandler`
+    /// (`X-Vision-Tasks-Instance`).
+    let instance: String
     private var registered = false
     private var headReceived = false
     private var timer: Scheduled<Void>?
@@ -40,7 +43,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var firstAnswerSeen = false
     private var closing = false
 
-    init(registry: ConnectionRegistry, metrics: ServerMetrics, headerTimeout: Duration) {
+    init(registry: ConnectionRegistry, metrics: ServerMetrics, headerTimeout: Duration, instance: String) {
+        self.instance = instance
         self.registry = registry
         self.metrics = metrics
         self.headerTimeout = TimeAmount(headerTimeout)
@@ -152,7 +156,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func answerAndClose(_ context: ChannelHandlerContext, _ error: ServerError) {
         guard !closing else { return }
         metrics.recordError(error.code)
-        linger(context, after: context.writeAndFlush(wrapOutboundOut(error.rawResponse)))
+        linger(context, after: context.writeAndFlush(wrapOutboundOut(error.rawResponse(instance: instance))))
     }
 
     /// From now on the client's bytes are dropped; the output is closed once `written` is out,

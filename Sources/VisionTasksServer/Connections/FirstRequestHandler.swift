@@ -94,6 +94,7 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(error.status.code)))
         for field in error.headerFields { head.headers.add(name: field.name.rawName, value: field.value) }
         head.headers.replaceOrAdd(name: "connection", value: "close")
+        head.headers.add(name: HTTPField.Name.visionTasksInstance.rawName, value: connectionGuard.instance)
         let body = error.body
         head.headers.add(name: "content-length", value: String(body.count))
         context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -15,12 +15,14 @@ struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let origins: OriginPolicy
     let metrics: ServerMetrics
     let headerTimeout: Duration
+    /// The replica's name (`X-Vision-Tasks-Instance`) on the answers `ConnectionGuard` writes.
+    let instance: String
     /// With TLS, each connection's handshake and decryption come first, so that everything
     /// after sees plain HTTP.
     let tls: (any ServerTransportSecurity)?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let connectionGuard = ConnectionGuard(registry: registry, metrics: metrics, headerTimeout: headerTimeout)
+        let connectionGuard = ConnectionGuard(registry: registry, metrics: metrics, headerTimeout: headerTimeout, instance: instance)
         do {
             try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
             try tls?.addHandlers(to: channel.pipeline.syncOperations)

@@ -41,13 +41,15 @@ struct MethodsResponder<Base: HTTPResponder>: HTTPResponder where Base.Context: 
     }
 }
 
-/// The server's HTTP responder: the router inside `MethodsResponder`.
+/// The server's HTTP responder: the router inside `MethodsResponder`, inside `InstanceResponder`.
 struct ServerRouter<Context: RequestContext>: HTTPResponderBuilder {
     let router: Router<Context>
     let methods: [String: [HTTPRequest.Method]]
     let metrics: ServerMetrics
+    /// The replica's name (`X-Vision-Tasks-Instance`).
+    let instance: String
 
-    func buildResponder() -> MethodsResponder<RouterResponder<Context>> {
-        MethodsResponder(base: router.buildResponder(), methods: methods, metrics: metrics)
+    func buildResponder() -> InstanceResponder<MethodsResponder<RouterResponder<Context>>> {
+        InstanceResponder(base: MethodsResponder(base: router.buildResponder(), methods: methods, metrics: metrics), instance: instance)
     }
 }
