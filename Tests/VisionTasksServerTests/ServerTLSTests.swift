@@ -116,16 +116,7 @@ final class ServerTLSTests: XCTestCase {
         secure.allowedOrigins = ["https://demo.test:\(tlsPort)"]
         let servers = [try VisionServer(configuration: plain), try VisionServer(configuration: secure)]
 
-        let clip = work.appendingPathComponent("thumbs.y4m")
-        try Y4MClip.write(
-            [
-                (try SharedTestData.file("media/hand_thumb_up_left_01.jpg").path, 45),
-                (try SharedTestData.file("media/hand_thumb_down_right_02_selfie.jpg").path, 45),
-            ], to: clip)
-        let flags = [
-            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)",
-            "--host-resolver-rules=MAP demo.test 127.0.0.1", "--ignore-certificate-errors",
-        ]
+        let flags = try TLSProxyBrowserTests.chromiumFlags(work: work)
         let ports = [PortBox(), PortBox()]
         let group = ServiceGroup(
             configuration: .init(
@@ -151,18 +142,7 @@ final class ServerTLSTests: XCTestCase {
             let report = try await DevTools.run(url: try await browser.debuggerURL()) { devtools in
                 var figures: [String] = []
                 for (name, url) in [("http://127.0.0.1", "http://127.0.0.1:\(plainPort)/"), ("https (the server's own TLS)", "https://demo.test:\(tlsPort)/")] {
-                    _ = try await devtools.command("Page.navigate", ["url": url])
-                    try await Task.sleep(for: .milliseconds(500))
-                    let swiped = try await devtools.waitFor("two swipes over \(name)", TLSProxyBrowserTests.pageState) {
-                        (($0["demo"] as? [String: Any])?["swipes"] as? [Any])?.count ?? 0 >= 2
-                    }
-                    XCTAssertEqual(swiped["secure"] as? Bool, true, "\(name) is a secure context")
-                    let demo = swiped["demo"] as? [String: Any] ?? [:]
-                    let swipes = demo["swipes"] as? [[String: Any]] ?? []
-                    XCTAssertEqual(swipes.prefix(2).map { $0["source"] as? String }, ["thumbsUp", "thumbsDown"], "\(name): \(swipes)")
-                    XCTAssertGreaterThan(demo["framesWithLandmarks"] as? Int ?? 0, 0)
-                    XCTAssertEqual((demo["errors"] as? [Any])?.count, 0, "\(name): \(demo["errors"] ?? "")")
-                    figures.append("\(name): " + (try await TLSProxyBrowserTests.measure(&devtools, seconds: 8)))
+                    figures.append(try await TLSProxyBrowserTests.swipeAndMeasure(&devtools, name: name, url: url))
                 }
                 let location = try await devtools.evaluate("location.protocol")
                 XCTAssertEqual(location, "https:")

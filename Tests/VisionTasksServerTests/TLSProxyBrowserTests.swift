@@ -49,16 +49,7 @@ final class TLSProxyBrowserTests: XCTestCase {
         configuration.port = serverPort
         configuration.allowedOrigins = ["https://demo.test:\(proxyPort)", "http://demo.test:\(serverPort)"]
         let server = try VisionServer(configuration: configuration)
-        let clip = work.appendingPathComponent("thumbs.y4m")
-        try Y4MClip.write(
-            [
-                (try SharedTestData.file("media/hand_thumb_up_left_01.jpg").path, 45),
-                (try SharedTestData.file("media/hand_thumb_down_right_02_selfie.jpg").path, 45),
-            ], to: clip)
-        let flags = [
-            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)",
-            "--host-resolver-rules=MAP demo.test 127.0.0.1", "--ignore-certificate-errors",
-        ]
+        let flags = try Self.chromiumFlags(work: work)
 
         let port = PortBox()
         let group = ServiceGroup(configuration: .init(services: [server.makeApplication { port.set($0) }], logger: server.logger))
@@ -80,17 +71,7 @@ final class TLSProxyBrowserTests: XCTestCase {
                 // The same clip over http://127.0.0.1 (the camera allowed) and over HTTPS through nginx.
                 var figures: [String] = []
                 for (name, url) in [("http://127.0.0.1", "http://127.0.0.1:\(serverPort)/"), ("https via nginx", "https://demo.test:\(proxyPort)/")] {
-                    _ = try await devtools.command("Page.navigate", ["url": url])
-                    try await Task.sleep(for: .milliseconds(500))
-                    let swiped = try await devtools.waitFor("two swipes over \(name)", Self.pageState) {
-                        (($0["demo"] as? [String: Any])?["swipes"] as? [Any])?.count ?? 0 >= 2
-                    }
-                    XCTAssertEqual(swiped["secure"] as? Bool, true, "\(name) is a secure context")
-                    let demo = swiped["demo"] as? [String: Any] ?? [:]
-                    let swipes = demo["swipes"] as? [[String: Any]] ?? []
-                    XCTAssertEqual(swipes.prefix(2).map { $0["source"] as? String }, ["thumbsUp", "thumbsDown"], "\(name): \(swipes)")
-                    XCTAssertEqual((demo["errors"] as? [Any])?.count, 0, "\(name): \(demo["errors"] ?? "")")
-                    figures.append("\(name): " + (try await Self.measure(&devtools, seconds: 8)))
+                    figures.append(try await Self.swipeAndMeasure(&devtools, name: name, url: url))
                 }
                 try await devtools.keepScreenshot("browser-demo-https.png")
                 return figures.joined(separator: "; ")
@@ -99,6 +80,39 @@ final class TLSProxyBrowserTests: XCTestCase {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+    }
+
+    /// Chromium's flags for these tests: a fake camera playing a clip of a thumbs up then a
+    /// thumbs down (made in `work`), `demo.test` mapped to 127.0.0.1, any certificate accepted.
+    static func chromiumFlags(work: URL) throws -> [String] {
+        let clip = work.appendingPathComponent("thumbs.y4m")
+        try Y4MClip.write(
+            [
+                (try SharedTestData.file("media/hand_thumb_up_left_01.jpg").path, 45),
+                (try SharedTestData.file("media/hand_thumb_down_right_02_selfie.jpg").path, 45),
+            ], to: clip)
+        return [
+            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)",
+            "--host-resolver-rules=MAP demo.test 127.0.0.1", "--ignore-certificate-errors",
+        ]
+    }
+
+    /// Opens `url` in the page and checks that it is a secure context, draws landmarks and that
+    /// the clip's thumbs up and thumbs down swipe two cards; then measures (`measure`) and
+    /// returns the figures, named `name`.
+    static func swipeAndMeasure(_ devtools: inout DevTools, name: String, url: String) async throws -> String {
+        _ = try await devtools.command("Page.navigate", ["url": url])
+        try await Task.sleep(for: .milliseconds(500))
+        let swiped = try await devtools.waitFor("two swipes over \(name)", pageState) {
+            (($0["demo"] as? [String: Any])?["swipes"] as? [Any])?.count ?? 0 >= 2
+        }
+        XCTAssertEqual(swiped["secure"] as? Bool, true, "\(name) is a secure context")
+        let demo = swiped["demo"] as? [String: Any] ?? [:]
+        let swipes = demo["swipes"] as? [[String: Any]] ?? []
+        XCTAssertEqual(swipes.prefix(2).map { $0["source"] as? String }, ["thumbsUp", "thumbsDown"], "\(name): \(swipes)")
+        XCTAssertGreaterThan(demo["framesWithLandmarks"] as? Int ?? 0, 0, "\(name): landmarks drawn")
+        XCTAssertEqual((demo["errors"] as? [Any])?.count, 0, "\(name): \(demo["errors"] ?? "")")
+        return "\(name): " + (try await measure(&devtools, seconds: 8))
     }
 
     /// The page's state, its message and whether it is a secure context.

@@ -138,6 +138,17 @@ vt_ensure_nginx() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx openssl >&2
 }
 
+# Makes a Python virtual environment in folder $1 unless one is there (python3-venv from apt when
+# Python has no venv module). Returns non-zero, with a message, when it cannot.
+vt_make_venv() {
+    [ -x "$1/bin/python" ] && return 0
+    if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2
+    fi
+    python3 -m venv "$1" >&2 || { vt_log "cannot make a Python virtual environment (Debian: python3-venv)"; return 1; }
+}
+
 # Installs VT_MEDIAPIPE_PACKAGES into VT_MEDIAPIPE_VENV (with pip, from PyPI; python3-venv from apt
 # when Python has no venv module). Does nothing when they are there in these versions. Returns
 # non-zero, with a message, when the install fails: the tests that need them then skip (outside CI).
@@ -146,13 +157,7 @@ vt_ensure_mediapipe_venv() {
     check='from importlib.metadata import version as v; import sys; sys.exit(0 if [v("mediapipe"), v("ai-edge-litert")] == ["1.2.2", "2.3.0"] else 1)'
     [ -x "$python" ] && "$python" -c "$check" 2>/dev/null && return 0
     vt_log "installing ${VT_MEDIAPIPE_PACKAGES[*]} into $VT_MEDIAPIPE_VENV (for the MediaPipe compatibility tests)"
-    if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2
-    fi
-    if [ ! -x "$python" ]; then
-        python3 -m venv "$VT_MEDIAPIPE_VENV" >&2 || { vt_log "cannot make a Python virtual environment (Debian: python3-venv)"; return 1; }
-    fi
+    vt_make_venv "$VT_MEDIAPIPE_VENV" || return 1
     "$python" -m pip install -q --disable-pip-version-check "${VT_MEDIAPIPE_PACKAGES[@]}" >&2 \
         || { vt_log "pip could not install ${VT_MEDIAPIPE_PACKAGES[*]}"; return 1; }
 }
@@ -167,13 +172,7 @@ vt_ensure_schemathesis_venv() {
     local program="$VT_SCHEMATHESIS_VENV/bin/schemathesis"
     [ -x "$program" ] && "$program" --version 2>/dev/null | grep -qx "schemathesis, version $VT_SCHEMATHESIS_VERSION" && return 0
     vt_log "installing schemathesis $VT_SCHEMATHESIS_VERSION (pip) into $VT_SCHEMATHESIS_VENV (for OpenAPITests)"
-    if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-        vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >&2
-    fi
-    if [ ! -x "$VT_SCHEMATHESIS_VENV/bin/python" ]; then
-        python3 -m venv "$VT_SCHEMATHESIS_VENV" >&2 || { vt_log "cannot make a Python virtual environment (Debian: python3-venv)"; return 1; }
-    fi
+    vt_make_venv "$VT_SCHEMATHESIS_VENV" || return 1
     "$VT_SCHEMATHESIS_VENV/bin/python" -m pip install -q --disable-pip-version-check "schemathesis==$VT_SCHEMATHESIS_VERSION" >&2 \
         || { vt_log "pip could not install schemathesis==$VT_SCHEMATHESIS_VERSION"; return 1; }
 }
