@@ -64,14 +64,8 @@ final class ServerTLSTests: XCTestCase {
         assertRefused(certificate, key, saying: "may be read by other users (mode 644): chmod 600")
 
         // A certificate and key from openssl (RSA, PKCS#8) load as well.
-        let openssl = try TLSProxyBrowserTests.program("openssl", in: ["/usr/bin", "/usr/local/bin"], package: "openssl")
-        let rsaCertificate = folder.appendingPathComponent("rsa.pem").path, rsaKey = folder.appendingPathComponent("rsa.key").path
-        let made = try ChildProcess(
-            executable: openssl,
-            arguments: ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=rsa.test",
-                        "-addext", "subjectAltName=DNS:rsa.test,IP:127.0.0.1", "-keyout", rsaKey, "-out", rsaCertificate],
-            stdout: folder.appendingPathComponent("openssl.out").path, stderr: folder.appendingPathComponent("openssl.err").path)
-        XCTAssertEqual(made.wait(seconds: 60), 0, made.errorText())
+        let (rsaCertificate, rsaKey) = try TLSProxyBrowserTests.opensslCertificate(
+            name: "rsa.test", alternativeNames: "DNS:rsa.test,IP:127.0.0.1", days: 2, in: folder)
         XCTAssertEqual(chmod(rsaKey, 0o600), 0)
         let rsa = try ServerTLS.load(certificateFile: rsaCertificate, keyFile: rsaKey)
         XCTAssertEqual(rsa.names, ["rsa.test", "127.0.0.1"])

@@ -18,18 +18,11 @@ final class TLSProxyBrowserTests: XCTestCase {
     func testPageOverHTTPSThroughNginxHasTheCameraAndOverPlainHTTPSaysWhyNot() async throws {
         let chromium = try BrowserDemoTests.requireChromium()
         let nginx = try Self.program("nginx", in: ["/usr/sbin", "/usr/bin"], package: "nginx")
-        let openssl = try Self.program("openssl", in: ["/usr/bin", "/usr/local/bin"], package: "openssl")
         let work = try BrowserDemoTests.workFolder()
         defer { try? FileManager.default.removeItem(at: work) }
 
         // A certificate for demo.test, valid for a day.
-        let certificate = work.appendingPathComponent("demo.test.pem").path, key = work.appendingPathComponent("demo.test.key").path
-        let made = try ChildProcess(
-            executable: openssl,
-            arguments: ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=demo.test",
-                        "-addext", "subjectAltName=DNS:demo.test", "-keyout", key, "-out", certificate],
-            stdout: work.appendingPathComponent("openssl.out").path, stderr: work.appendingPathComponent("openssl.err").path)
-        XCTAssertEqual(made.wait(seconds: 60), 0, "openssl: \(made.errorText())")
+        let (certificate, key) = try Self.opensslCertificate(name: "demo.test", alternativeNames: "DNS:demo.test", in: work)
 
         let serverPort = LiveStreamServer.freePort(), proxyPort = LiveStreamServer.freePort()
         let configurationFile = work.appendingPathComponent("nginx.conf")
@@ -171,6 +164,21 @@ final class TLSProxyBrowserTests: XCTestCase {
             }
         }
         """
+    }
+
+    /// A self-signed RSA certificate and its unencrypted PKCS#8 key made by the openssl program in
+    /// `folder` (`NAME.pem`, `NAME.key`), valid for `days`, for `alternativeNames` (openssl's
+    /// subjectAltName syntax); returns their paths.
+    static func opensslCertificate(name: String, alternativeNames: String, days: Int = 1, in folder: URL) throws -> (String, String) {
+        let openssl = try program("openssl", in: ["/usr/bin", "/usr/local/bin"], package: "openssl")
+        let certificate = folder.appendingPathComponent("\(name).pem").path, key = folder.appendingPathComponent("\(name).key").path
+        let made = try ChildProcess(
+            executable: openssl,
+            arguments: ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", String(days), "-subj", "/CN=\(name)",
+                        "-addext", "subjectAltName=\(alternativeNames)", "-keyout", key, "-out", certificate],
+            stdout: folder.appendingPathComponent("openssl.out").path, stderr: folder.appendingPathComponent("openssl.err").path)
+        XCTAssertEqual(made.wait(seconds: 60), 0, "openssl: \(made.errorText())")
+        return (certificate, key)
     }
 
     /// A program's path; skipped with a message (failing under CI) when it is not installed.
