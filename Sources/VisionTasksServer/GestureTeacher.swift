@@ -3,7 +3,7 @@ import Foundation
 import VisionTasks
 
 /// What a live session was taught: the gesture samples it recorded, per label, and the
-/// classifiers it trained on them, kept by name. Everything is in memory and ends with the
+/// classifiers it trained on them or took from bundles it uploaded, kept by name. Everything is in memory and ends with the
 /// session; `ServerLimits` bounds it (labels, samples per label, classifiers and their bytes).
 ///
 /// While a label is being recorded, every processed frame of the gesture session that shows
@@ -19,11 +19,11 @@ final class GestureTeacher: @unchecked Sendable {
     /// The share of each label's samples held out to evaluate the trained classifier.
     static let testFraction = 0.2
 
-    /// A trained classifier kept under its name.
+    /// A classifier kept under its name: trained on the session, or taken from a bundle the
+    /// client uploaded.
     struct Taught: Sendable {
-        var classifier: CustomGestureClassifier
-        /// The size of its `custom_gesture_classifier.tflite`, what `maxTaughtModelBytes` counts.
-        var bytes: Int
+        /// Its `custom_gesture_classifier.tflite`; its size is what `maxTaughtModelBytes` counts.
+        var model: [UInt8]
         /// When it was trained or last switched to (a counter): the least recent goes first.
         var lastUse: UInt64
     }
@@ -181,7 +181,7 @@ final class GestureTeacher: @unchecked Sendable {
         let classifier: CustomGestureClassifier
         let evaluation: GestureEvaluation
         let train: GestureDataset, test: GestureDataset
-        let bundle: [UInt8], bytes: Int
+        let bundle: [UInt8], model: [UInt8]
         do {
             var all = GestureDataset()
             for name in names {
@@ -193,33 +193,38 @@ final class GestureTeacher: @unchecked Sendable {
             options.hyperparameters.batchSize = request.batchSize
             classifier = try CustomGestureClassifier.train(trainData: train, options: options)
             evaluation = try classifier.evaluate(test)
-            bytes = try classifier.classifierModel().count
+            model = try classifier.classifierModel()
             bundle = try classifier.modelBundle(baseOptions: embedder.baseOptions)
         } catch {
             throw ServerError(code: .teachFailed, message: "training failed: \(error)")
         }
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        guard bytes <= limits.maxTaughtModelBytes else {
-            throw ServerError(
-                code: .teachFailed,
-                message: "the classifier takes \(bytes) bytes, more than the \(limits.maxTaughtModelBytes) this server keeps per session")
-        }
-        let dropped = keep(classifier, named: request.name, bytes: bytes)
+        try checkSize(of: model)
+        let dropped = keep(model, named: request.name)
         return Trained(
             name: request.name, classifier: classifier, bundle: Data(bundle), evaluation: evaluation,
             trainingSamples: train.count, testSamples: test.count, epochs: request.epochs, trainingMilliseconds: milliseconds,
             dropped: dropped)
     }
 
-    /// Keeps `classifier` as `name`, replacing one of that name; drops the least recently used
-    /// others while more than `maxTaughtModels` or `maxTaughtModelBytes` are kept. Returns the
-    /// dropped names.
-    private func keep(_ classifier: CustomGestureClassifier, named name: String, bytes: Int) -> [String] {
+    /// `teachFailed` when a classifier of `model`'s size is more than a session keeps.
+    private func checkSize(of model: [UInt8]) throws(ServerError) {
+        guard model.count <= limits.maxTaughtModelBytes else {
+            throw ServerError(
+                code: .teachFailed,
+                message: "the classifier takes \(model.count) bytes, more than the \(limits.maxTaughtModelBytes) this server keeps per session")
+        }
+    }
+
+    /// Keeps the classifier `model` as `name`, replacing one of that name; drops the least
+    /// recently used others while more than `maxTaughtModels` or `maxTaughtModelBytes` are
+    /// kept. Returns the dropped names.
+    func keep(_ model: [UInt8], named name: String) -> [String] {
         lock.withLock {
             useCounter += 1
-            taught[name] = Taught(classifier: classifier, bytes: bytes, lastUse: useCounter)
+            taught[name] = Taught(model: model, lastUse: useCounter)
             var dropped: [String] = []
-            while taught.count > limits.maxTaughtModels || taught.values.reduce(0, { $0 + $1.bytes }) > limits.maxTaughtModelBytes {
+            while taught.count > limits.maxTaughtModels || taught.values.reduce(0, { $0 + $1.model.count }) > limits.maxTaughtModelBytes {
                 guard let oldest = taught.filter({ $0.key != name }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { break }
                 taught[oldest] = nil
                 dropped.append(oldest)
@@ -228,23 +233,41 @@ final class GestureTeacher: @unchecked Sendable {
         }
     }
 
+    /// The custom classifier of an uploaded gesture recognizer bundle and the bundle the session
+    /// runs with it (the server's models and that classifier); nothing is kept yet (`keep`, once
+    /// a recognizer was made from the bundle). `teachFailed` when `upload` is not a gesture
+    /// recognizer bundle with a custom classifier, embeds with another embedder than the
+    /// server's, or its classifier is larger than a session keeps.
+    func classifier(fromUpload upload: Data, named name: String) throws(ServerError) -> (model: [UInt8], bundle: Data) {
+        do {
+            let base = try embedder.asset()
+            let model = try CustomGestureClassifier.customClassifier(inBundle: upload, name: "the uploaded bundle", embeddingLike: base)
+            try checkSize(of: model)
+            return (model, Data(try CustomGestureClassifier.modelBundle(asset: base, customClassifier: model)))
+        } catch let error as ServerError {
+            throw error
+        } catch {
+            throw ServerError(code: .teachFailed, message: "\(name) cannot be used: \(error)")
+        }
+    }
+
     /// The bundle of the classifier kept as `name` (the server's models and that classifier):
     /// `teachFailed` when none is kept under that name.
-    func bundle(named name: String) throws(ServerError) -> (CustomGestureClassifier, Data) {
-        let kept: CustomGestureClassifier? = lock.withLock {
+    func bundle(named name: String) throws(ServerError) -> Data {
+        let kept: [UInt8]? = lock.withLock {
             guard taught[name] != nil else { return nil }
             useCounter += 1
             taught[name]?.lastUse = useCounter
-            return taught[name]?.classifier
+            return taught[name]?.model
         }
-        guard let classifier = kept else {
+        guard let model = kept else {
             let names = taughtNames
             throw ServerError(
                 code: .teachFailed,
                 message: "no classifier is kept as \(name); \(names.isEmpty ? "none was trained on this session" : "the kept ones are \(names.joined(separator: ", "))")")
         }
         do {
-            return (classifier, Data(try classifier.modelBundle(baseOptions: embedder.baseOptions)))
+            return Data(try CustomGestureClassifier.modelBundle(asset: try embedder.asset(), customClassifier: model))
         } catch {
             throw ServerError(code: .teachFailed, message: "the bundle of \(name) cannot be assembled: \(error)")
         }

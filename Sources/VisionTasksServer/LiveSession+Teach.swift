@@ -2,7 +2,7 @@ import Foundation
 import VisionTasks
 
 /// Teaching a live gesture session new gestures (`TeachRequest`): recording and clearing act
-/// at once; training, switching classifiers and sending a bundle run on the session's worker
+/// at once; training, switching classifiers, sending a bundle and taking an uploaded one run on the session's worker
 /// before its next frame, and a new recognizer replaces the old one there (tracking starts
 /// over, as after an options message). Every request is answered with a `TeachAnswer`, or an error answer after
 /// which the session goes on unchanged.
@@ -26,21 +26,93 @@ extension LiveSession {
                 try teacher.clear(label)
                 answerTeach("cleared", label: label)
             case .train, .use, .download:
-                let start: Bool = lock.withLock {
-                    pendingTeach = request
-                    if busy || closed { return false }
-                    busy = true
-                    return true
+                lock.withLock { pendingTeach = request }
+                startWorker()
+            case .upload(let name, let bytes):
+                guard bytes <= limits.maxUploadedBundleBytes else {
+                    throw ServerError(
+                        code: .teachFailed,
+                        message: "a bundle of \(bytes) bytes is more than the \(limits.maxUploadedBundleBytes) this server takes")
                 }
-                if start { queue.async { self.work(nil) } }
+                lock.withLock { expectedUpload = (name, bytes, Data()) }
+                answerTeach("receiving", label: name, bytes: bytes)
             }
         } catch {
             fail(error, timestamp: nil)
         }
     }
 
-    /// On the worker: trains, switches classifiers or sends a bundle as the pending request asks.
+    /// Starts the worker when it is idle, for a pending request or upload.
+    private func startWorker() {
+        let start: Bool = lock.withLock {
+            if busy || closed { return false }
+            busy = true
+            return true
+        }
+        if start { queue.async { self.work(nil) } }
+    }
+
+    /// Takes a binary message as the next part of the bundle an accepted upload request
+    /// announced, when one did (true): once all its bytes came, the bundle waits for the
+    /// worker; more bytes than announced are answered `teachFailed` and the upload is dropped.
+    /// False when no upload is under way: the message is a frame.
+    func receiveUpload(_ part: some Collection<UInt8>) -> Bool {
+        let progress: UploadProgress = lock.withLock {
+            guard var upload = expectedUpload else { return .frame }
+            expectedUpload = nil  // one copy of the bytes while appending
+            upload.received.append(contentsOf: part)
+            if upload.received.count > upload.bytes { return .tooLong(upload.received.count, upload.bytes) }
+            if upload.received.count < upload.bytes {
+                expectedUpload = upload
+                return .partial
+            }
+            pendingUpload = (upload.name, upload.received)
+            return .whole
+        }
+        switch progress {
+        case .frame: return false
+        case .partial: return true
+        case .whole: startWorker()
+        case .tooLong(let received, let announced):
+            fail(
+                ServerError(
+                    code: .teachFailed,
+                    message: "the uploaded bundle came with \(received) bytes or more, not the \(announced) its upload request announced; nothing was kept"),
+                timestamp: nil)
+        }
+        return true
+    }
+
+    /// What one binary message did to an upload.
+    private enum UploadProgress { case frame, partial, whole, tooLong(Int, Int) }
+
+    /// On the worker: keeps the custom classifier of the pending upload and runs it, when a
+    /// recognizer can be made from it with the server's models.
+    private func applyPendingUpload() {
+        guard let upload = lock.withLock({ defer { pendingUpload = nil }; return pendingUpload }) else { return }
+        do throws(ServerError) {
+            let (model, bundle) = try teacher.classifier(fromUpload: upload.bundle, named: upload.name)
+            var check = settings
+            check.task = .gesture
+            let labels: [String]
+            do {
+                _ = try library.makeEngine(check, mode: .video, gestureModel: bundle)
+                labels = try GestureClassifierNames(baseOptions: BaseOptions(modelAssetBuffer: bundle)).custom ?? []
+            } catch {
+                throw ServerError(code: .teachFailed, message: "\(upload.name) cannot run: \(error)")
+            }
+            let dropped = teacher.keep(model, named: upload.name)
+            switchGestureModel(to: (upload.name, bundle))
+            answerTeach("uploaded", bytes: model.count, uploaded: (upload.name, labels, dropped))
+        } catch {
+            fail(error, timestamp: nil)
+        }
+    }
+
+    /// On the worker: trains, switches classifiers, sends a bundle or takes an uploaded one as
+    /// the pending request asks.
     func applyPendingTeach() {
+        applyPendingUpload()
         let pending: TeachRequest? = lock.withLock {
             defer { pendingTeach = nil }
             return pendingTeach
@@ -53,17 +125,17 @@ extension LiveSession {
                 switchGestureModel(to: (trained.name, trained.bundle))
                 answerTeach("trained", training: trained)
             case .use(let name?):
-                let (_, bundle) = try teacher.bundle(named: name)
+                let bundle = try teacher.bundle(named: name)
                 switchGestureModel(to: (name, bundle))
                 answerTeach("using")
             case .use(nil):
                 switchGestureModel(to: nil)
                 answerTeach("using")
             case .download(let name):
-                let (_, bundle) = try teacher.bundle(named: name)
+                let bundle = try teacher.bundle(named: name)
                 answerTeach("bundle", label: name, bytes: bundle.count)
                 sendBinary(bundle)
-            case .record, .stop, .clear:
+            case .record, .stop, .clear, .upload:
                 break
             }
         } catch {
@@ -101,11 +173,12 @@ extension LiveSession {
     }
 
     private func answerTeach(
-        _ event: String, label: String? = nil, reason: String? = nil, training: GestureTeacher.Trained? = nil, bytes: Int? = nil
+        _ event: String, label: String? = nil, reason: String? = nil, training: GestureTeacher.Trained? = nil, bytes: Int? = nil,
+        uploaded: (name: String, labels: [String], dropped: [String])? = nil
     ) {
         answer(
             TeachAnswer(
                 event: event, label: label, reason: reason, samples: teacher.sampleCounts, models: teacher.taughtNames,
-                using: lock.withLock { gestureModel?.name }, training: training, bytes: bytes))
+                using: lock.withLock { gestureModel?.name }, training: training, bytes: bytes, uploaded: uploaded))
     }
 }

@@ -11,7 +11,7 @@ import VisionTasks
 /// dropped. Answers (JSON text, and a taught bundle when asked) go to `send`, which must not
 /// block.
 final class LiveSession: @unchecked Sendable {
-    private let library: ModelLibrary
+    let library: ModelLibrary
     let limits: ServerLimits
     private let metrics: ServerMetrics
     private let send: @Sendable (LiveOutgoing) -> Void
@@ -31,6 +31,11 @@ final class LiveSession: @unchecked Sendable {
     var pendingTeach: TeachRequest?
     /// The gesture bundle the session runs instead of the server's, and its name (taught).
     var gestureModel: (name: String, bundle: Data)?
+    /// An accepted upload request: the bundle's bytes come in the next binary messages, and
+    /// those received so far.
+    var expectedUpload: (name: String, bytes: Int, received: Data)?
+    /// An uploaded bundle that waits for the worker, under its name.
+    var pendingUpload: (name: String, bundle: Data)?
     private var dropped = 0
     private var processed = 0
 
@@ -130,7 +135,7 @@ final class LiveSession: @unchecked Sendable {
             applyPendingSettings()
             if let frame = next { process(frame) }
             let more: LiveFrame?? = lock.withLock {
-                if closed || (waiting == nil && pendingSettings == nil && pendingTeach == nil) {
+                if closed || (waiting == nil && pendingSettings == nil && pendingTeach == nil && pendingUpload == nil) {
                     busy = false
                     return .none
                 }

@@ -46,6 +46,12 @@ public struct ServerLimits: Sendable, Hashable {
     /// shape takes under 10 KiB). The bundle a session runs is assembled from the classifier
     /// and the server's gesture recognizer bundle when it is switched to.
     public var maxTaughtModelBytes = 1 << 20
+    /// The largest gesture recognizer bundle a live session may upload to run its custom
+    /// classifier (default 12 MiB; MediaPipe's `gesture_recognizer.task` takes 8.5 MB). It comes
+    /// in binary messages of up to `maxImageBytes` each and is held until whole; only its
+    /// `custom_gesture_classifier.tflite` is kept (within `maxTaughtModelBytes`), the rest is
+    /// the server's own models.
+    public var maxUploadedBundleBytes = 12 << 20
 
     /// The most TCP connections open at once (default: 512, or fewer when the process may open
     /// fewer files: `ulimit -n` less `reservedDescriptors`). A connection over it closes the
@@ -97,7 +103,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// a text message, whichever may be longer. Longer ones close the session with 1009.
     var largestLiveMessageBytes: Int { max(maxImageBytes + LiveFrame.headerSize, maxTextBytes) }
 
-    /// The largest `maxImageBytes`, `maxTextBytes` and `maxSamplesBytes`: 1 GiB (a WebSocket message must stay
+    /// The largest `maxImageBytes`, `maxTextBytes`, `maxSamplesBytes` and `maxUploadedBundleBytes`: 1 GiB (a WebSocket message must stay
     /// below 4 GiB, and a request body is held in memory).
     public static let largestMessageBytes = 1 << 30
 
@@ -106,7 +112,9 @@ public struct ServerLimits: Sendable, Hashable {
 
     /// Throws `ServerConfigurationError` for a limit out of range.
     func validate() throws(ServerConfigurationError) {
-        for (name, value) in [("maxImageBytes", maxImageBytes), ("maxTextBytes", maxTextBytes), ("maxSamplesBytes", maxSamplesBytes)]
+        for (name, value) in [("maxImageBytes", maxImageBytes), ("maxTextBytes", maxTextBytes), ("maxSamplesBytes", maxSamplesBytes),
+            ("maxUploadedBundleBytes", maxUploadedBundleBytes),
+        ]
         where !(1...Self.largestMessageBytes).contains(value) {
             throw ServerConfigurationError(
                 "\(name) must be from 1 to \(Self.largestMessageBytes) bytes (1 GiB), not \(value)")

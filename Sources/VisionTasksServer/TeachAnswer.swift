@@ -15,6 +15,10 @@ import VisionTasks
 ///     {"type": "teach", "event": "using", "using": "mine", ...}
 ///     {"type": "teach", "event": "bundle", "label": "mine", "bytes": 8123456, ...}
 ///                                              (the bundle follows as one binary message)
+///     {"type": "teach", "event": "receiving", "label": "theirs", "bytes": 8454831, ...}
+///                                              (the next binary messages are the bundle's bytes)
+///     {"type": "teach", "event": "uploaded", "name": "theirs", "labels": ["none", "rock"],
+///      "bytes": 8495, "dropped": [], "using": "theirs", ...}   (bytes: the classifier kept)
 struct TeachAnswer: Encodable {
     var event: String
     var label: String?
@@ -24,8 +28,12 @@ struct TeachAnswer: Encodable {
     var using: String?
     /// A `trained` answer's classifier and figures (its labels are its evaluation's).
     var training: GestureTeacher.Trained?
-    /// A `bundle` answer's size in bytes: that of the binary message that follows it.
+    /// A `bundle` answer's size in bytes: that of the binary message that follows it (for
+    /// `receiving`, the size expected; for `uploaded`, the kept classifier's).
     var bytes: Int? = nil
+    /// An `uploaded` answer's classifier: its name, its labels and the classifiers dropped to
+    /// keep it.
+    var uploaded: (name: String, labels: [String], dropped: [String])? = nil
 
     private enum Keys: String, CodingKey {
         case type, event, label, reason, samples, models, using, bytes
@@ -52,6 +60,10 @@ struct TeachAnswer: Encodable {
             try c.encode(training.epochs, forKey: .epochs)
             try c.encode((training.trainingMilliseconds * 1000).rounded() / 1000, forKey: .trainingMilliseconds)
             try c.encode(training.dropped, forKey: .dropped)
+        } else if let uploaded {
+            try c.encode(uploaded.name, forKey: .name)
+            try c.encode(uploaded.labels, forKey: .labels)
+            try c.encode(uploaded.dropped, forKey: .dropped)
         }
     }
 }

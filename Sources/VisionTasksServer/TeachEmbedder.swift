@@ -9,6 +9,7 @@ final class TeachEmbedder: @unchecked Sendable {
     private let bundle: Data
     private let lock = NSLock()
     private var made: GestureEmbedder?
+    private var opened: ModelAsset?
 
     /// An embedder on `bundle` (a gesture recognizer `.task`), made on first use.
     init(bundle: Data) {
@@ -30,4 +31,15 @@ final class TeachEmbedder: @unchecked Sendable {
 
     /// The base bundle trained classifiers are exported onto.
     var baseOptions: BaseOptions { BaseOptions(modelAssetBuffer: bundle) }
+
+    /// The base bundle, opened on first use (taught and uploaded classifiers are assembled onto
+    /// it); errors are `TasksError`s and come again on the next call.
+    func asset() throws -> ModelAsset {
+        lock.lock()
+        defer { lock.unlock() }
+        if let opened { return opened }
+        let asset = try ModelAsset(baseOptions: baseOptions)
+        opened = asset
+        return asset
+    }
 }

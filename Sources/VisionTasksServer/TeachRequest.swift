@@ -12,6 +12,11 @@ import Foundation
 ///     {"teach": {"use": "mine"}}          run a classifier trained earlier ({"use": null}: the server's own)
 ///     {"teach": {"download": "mine"}}     send the bundle of a classifier trained earlier (a
 ///                                          `bundle` answer, then the bundle as a binary message)
+///     {"teach": {"upload": {"name": "theirs", "bytes": 8454831}}}
+///                                          after the `receiving` answer, the next binary messages
+///                                          carry a gesture recognizer bundle of that many bytes
+///                                          (no frames until it is whole): keep its custom
+///                                          classifier as `name` and run it
 ///
 /// The values are checked here (`badMessage` for a malformed request, `badOption` for a value
 /// out of range); whether the session can do it now (samples, limits) is the session's
@@ -29,6 +34,9 @@ enum TeachRequest: Sendable, Equatable {
     case use(name: String?)
     /// Send the gesture recognizer bundle of the classifier kept as `name`.
     case download(name: String)
+    /// Take the next binary messages, `bytes` bytes in all, as a gesture recognizer bundle: keep
+    /// its custom classifier as `name` and run it.
+    case upload(name: String, bytes: Int)
 
     /// What a train request asks for; the rest is Model Maker's defaults.
     struct Training: Sendable, Equatable {
@@ -75,7 +83,7 @@ enum TeachRequest: Sendable, Equatable {
     static func malformed(_ detail: String) -> ServerError {
         ServerError(
             code: .badMessage,
-            message: "a teach message is {\"teach\": {R}} with one request R of record (a label), stop, clear (a label or true), train ({\"name\", \"epochs\", \"batchSize\"}), use (a name or null) or download (a name): \(detail)")
+            message: "a teach message is {\"teach\": {R}} with one request R of record (a label), stop, clear (a label or true), train ({\"name\", \"epochs\", \"batchSize\"}), use (a name or null), download (a name) or upload ({\"name\", \"bytes\"}): \(detail)")
     }
 
     /// A label or a name: 1 to `maxNameLength` characters, no control characters.
@@ -95,6 +103,11 @@ enum TeachRequest: Sendable, Equatable {
         case .clear(let label?): return .clear(label: try Self.checkName(label, "the label to clear"))
         case .use(let name?): return .use(name: try Self.checkName(name, "the classifier's name"))
         case .download(let name): return .download(name: try Self.checkName(name, "the classifier's name"))
+        case .upload(let name, let bytes):
+            guard bytes >= 1 else {
+                throw ServerError(code: .badOption, message: "an uploaded bundle's bytes must be at least 1, not \(bytes)")
+            }
+            return .upload(name: try Self.checkName(name, "the classifier's name"), bytes: bytes)
         case .train(let training):
             _ = try Self.checkName(training.name, "the classifier's name")
             guard (1...Self.maxEpochs).contains(training.epochs) else {
@@ -125,7 +138,7 @@ enum TeachRequest: Sendable, Equatable {
     private struct RequestObject: Decodable {
         var request: TeachRequest
 
-        private enum Keys: String, CodingKey, CaseIterable { case record, stop, clear, train, use, download }
+        private enum Keys: String, CodingKey, CaseIterable { case record, stop, clear, train, use, download, upload }
 
         init(from decoder: any Decoder) throws {
             let all = try decoder.container(keyedBy: JSONKey.self)
@@ -150,7 +163,28 @@ enum TeachRequest: Sendable, Equatable {
             case .train: request = .train(try c.decode(TrainingObject.self, forKey: .train).training)
             case .use: request = .use(name: try c.decodeNil(forKey: .use) ? nil : try c.decode(String.self, forKey: .use))
             case .download: request = .download(name: try c.decode(String.self, forKey: .download))
+            case .upload:
+                let upload = try c.decode(UploadObject.self, forKey: .upload)
+                request = .upload(name: upload.name, bytes: upload.bytes)
             }
+        }
+    }
+
+    /// The object under `upload`: `name` and `bytes`, both required.
+    private struct UploadObject: Decodable {
+        var name: String
+        var bytes: Int
+
+        private enum Keys: String, CodingKey { case name, bytes }
+
+        init(from decoder: any Decoder) throws {
+            let all = try decoder.container(keyedBy: JSONKey.self)
+            if let unknown = all.allKeys.map(\.stringValue).first(where: { Keys(rawValue: $0) == nil }) {
+                throw TeachRequest.malformed("upload has no setting \(unknown.prefix(64)); it has name and bytes")
+            }
+            let c = try decoder.container(keyedBy: Keys.self)
+            name = try c.decode(String.self, forKey: .name)
+            bytes = try TrainingObject.whole(try c.decode(Double.self, forKey: .bytes), "bytes")
         }
     }
 
@@ -172,7 +206,7 @@ enum TeachRequest: Sendable, Equatable {
         }
 
         /// A JSON number that must be a whole number within `Int` (range checks come later).
-        private static func whole(_ value: Double, _ name: String) throws(ServerError) -> Int {
+        static func whole(_ value: Double, _ name: String) throws(ServerError) -> Int {
             guard value.isFinite, value == value.rounded(), abs(value) < 1e9 else {
                 throw ServerError(code: .badOption, message: "\(name) must be a whole number, not \(value)")
             }

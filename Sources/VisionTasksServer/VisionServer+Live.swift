@@ -121,7 +121,10 @@ extension VisionServer {
                     do throws(ServerError) {
                         switch message {
                         case .binary(let buffer):
-                            session.receive(try LiveMessage(binary: buffer.readableBytesView))
+                            // After an upload request, the next binary message is its bundle.
+                            if !session.receiveUpload(buffer.readableBytesView) {
+                                session.receive(try LiveMessage(binary: buffer.readableBytesView))
+                            }
                         case .text(let text):
                             session.receive(try LiveMessage(text: text, settings: session.settings, limits: limits))
                         }

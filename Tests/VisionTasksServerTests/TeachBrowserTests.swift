@@ -13,7 +13,8 @@ import XCTest
 /// their canned names, under new names ("hello", "yes" and "none"), through the panel's buttons;
 /// trains; and then the live answers must carry the taught names, and no longer the canned
 /// ones, as the clip goes on, and the fourth still, never taught, must be answered "yes". Then
-/// the panel's Save bundle downloads the taught gestures as `mine.task`, and the library's
+/// the panel's Save bundle downloads the taught gestures as `mine.task` (Load bundle sends it
+/// back under another name, and its gestures run), and the library's
 /// `GestureRecognizer`, given that file, answers "yes" for the untaught photo. The page is kept
 /// as `browser-teach.png` in `.build/test-artifacts/`.
 final class TeachBrowserTests: XCTestCase {
@@ -139,6 +140,23 @@ final class TeachBrowserTests: XCTestCase {
                 try await click("teach-download")
                 let saved = try await waitFor("the bundle saved") { teach($0)["saved"] is [String: Any] }
                 XCTAssertEqual((teach(saved)["saved"] as? [String: Any])?["name"] as? String, "mine", "\(saved)")
+                // Load bundle: the saved file, renamed, goes back up and its gestures run.
+                let savedFile = work.appendingPathComponent("mine.task"), again = work.appendingPathComponent("again.task")
+                let savedBytes = (teach(saved)["saved"] as? [String: Any])?["bytes"] as? Int
+                for _ in 0..<50 where (try? savedFile.resourceValues(forKeys: [.fileSizeKey]).fileSize) != savedBytes {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                try FileManager.default.copyItem(at: savedFile, to: again)
+                try await devtools.setFiles("#teach-upload-file", [again.path])
+                let loaded = try await waitFor("the loaded bundle running") { teach($0)["using"] as? String == "again" }
+                XCTAssertEqual((teach(loaded)["loaded"] as? [String: Any])?["labels"] as? [String], ["none", "hello", "yes"], "\(loaded)")
+                XCTAssertEqual(teach(loaded)["models"] as? [String], ["again", "mine"], "\(loaded)")
+                _ = try await waitFor("a taught gesture from the loaded bundle") { state in
+                    let seen = teach(state)["seen"] as? [String: Int] ?? [:]
+                    return seen["hello", default: 0] + seen["yes", default: 0] >= 2
+                }
+                // The screenshot shows the panel: what was taught, what runs, the last status.
+                _ = try await devtools.evaluate("document.getElementById('teach-section').scrollIntoView(), ''")
                 try await Task.sleep(for: .milliseconds(300))
                 let png = try await devtools.screenshot()
                 try FileManager.default.createDirectory(at: BrowserDemoTests.artifacts, withIntermediateDirectories: true)

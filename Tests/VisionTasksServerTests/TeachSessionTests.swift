@@ -195,6 +195,11 @@ final class TeachSessionTests: XCTestCase {
                     ("{\"teach\": {\"download\": \"nothing trained\"}}", "teachFailed"),
                     ("{\"teach\": {\"download\": true}}", "badMessage"),
                     ("{\"teach\": {\"train\": {}}}", "teachFailed"),
+                    ("{\"teach\": {\"upload\": {\"name\": \"x\"}}}", "badMessage"),
+                    ("{\"teach\": {\"upload\": {\"name\": \"x\", \"bytes\": 5, \"sha\": 1}}}", "badMessage"),
+                    ("{\"teach\": {\"upload\": {\"name\": \"x\", \"bytes\": 0}}}", "badOption"),
+                    ("{\"teach\": {\"upload\": {\"name\": \"x\", \"bytes\": 1.5}}}", "badOption"),
+                    ("{\"teach\": {\"upload\": {\"name\": \"\", \"bytes\": 5}}}", "badOption"),
                 ]
                 for (text, code) in bad {
                     try await client.write(.text(text))

@@ -92,6 +92,14 @@ extension CustomGestureClassifier {
             throw GestureTrainingError.embeddingMismatch(
                 "\(baseModelPath) has other hand or embedder models (\(models)) than the bundle the training data was embedded with (\(trained)): export onto that bundle")
         }
+        return try Self.modelBundle(asset: asset, customClassifier: try classifierModel(scoreThreshold: scoreThreshold))
+    }
+
+    /// A gesture recognizer bundle of the hand models, embedder and canned classifier of
+    /// `asset` and the custom classifier `customClassifier` (a `custom_gesture_classifier.tflite`,
+    /// not checked here: loading the bundle checks it). The server assembles a session's bundle
+    /// from a classifier it keeps this way.
+    package static func modelBundle(asset: ModelAsset, customClassifier: [UInt8]) throws -> [UInt8] {
         let bundle = asset.bundle
         do {
             let handLandmarker: [UInt8]
@@ -108,16 +116,40 @@ extension CustomGestureClassifier {
                 .init(
                     name: HandGestureRecognizerGraph.cannedClassifierMember,
                     bytes: try bundle.member(named: HandGestureRecognizerGraph.cannedClassifierMember)),
-                .init(name: HandGestureRecognizerGraph.customClassifierMember, bytes: try classifierModel(scoreThreshold: scoreThreshold)),
+                .init(name: HandGestureRecognizerGraph.customClassifierMember, bytes: customClassifier),
             ])
             return try ZipArchiveWriter.archive([
                 .init(name: Self.handLandmarkerMember, bytes: handLandmarker),
                 .init(name: Self.gestureRecognizerMember, bytes: gestures),
             ])
         } catch let error as TaskBundleError {
-            throw TasksError.invalidArgument("\(baseModelPath) is not a usable gesture recognizer bundle: \(error)")
+            throw TasksError.invalidArgument("\(bundle.name) is not a usable gesture recognizer bundle: \(error)")
         } catch let error as ZipArchiveError {
             throw TasksError.internalError("The bundle could not be assembled: \(error)")
+        }
+    }
+
+    /// The custom classifier (`custom_gesture_classifier.tflite`) of the gesture recognizer
+    /// bundle `bundle`, which must embed hands with the same `gesture_embedder.tflite` as `base`
+    /// (a classifier reads the embedder's numbers: another embedder's mean nothing to it).
+    /// - Throws: `TasksError.invalidArgument` when `bundle` is not a task bundle, has no custom
+    ///   classifier or embeds with another model.
+    package static func customClassifier(inBundle bundle: Data, name: String, embeddingLike base: ModelAsset) throws -> [UInt8] {
+        let uploaded: TaskBundle
+        do {
+            uploaded = try TaskBundle(bytes: [UInt8](bundle), name: name)
+        } catch {
+            throw TasksError.invalidArgument("\(name) is not a task bundle (a zip archive of models): \(error)")
+        }
+        do {
+            let embedder = try uploaded.member(named: GestureEmbedderModel.member)
+            guard embedder == (try base.bundle.member(named: GestureEmbedderModel.member)) else {
+                throw TasksError.invalidArgument(
+                    "\(name) embeds hands with another \(GestureEmbedderModel.member) than this one's (\(embedder.count) bytes): its classifier reads numbers this embedder does not make")
+            }
+            return try uploaded.member(named: HandGestureRecognizerGraph.customClassifierMember)
+        } catch let error as TaskBundleError {
+            throw TasksError.invalidArgument("\(name) is not a gesture recognizer bundle with a custom classifier: \(error)")
         }
     }
 

@@ -36,14 +36,15 @@ const demo = window.visionTasksDemo = {
   masksDrawn: 0,
 };
 
-// Other panels (teach.js) send text messages on the session and hear every answer, a
+// Other panels (teach.js) send messages on the session (text, or an ArrayBuffer for a binary
+// message) and hear every answer, a
 // {type: 'connected'} when a new session starts, and {type: 'binary', data} for a binary
 // message, through this.
 const answerListeners = [];
 window.visionTasksPage = {
-  send(text) {
+  send(message) {
     if (!socket || socket.readyState !== WebSocket.OPEN) return false;
-    socket.send(text);
+    socket.send(message);
     return true;
   },
   onAnswer(listener) { answerListeners.push(listener); },
@@ -51,6 +52,11 @@ window.visionTasksPage = {
   task() { return task; },
   /// settings.js sets this: the options of `task` for an HTTP request (image mode), as a query.
   imageModeQuery: () => '',
+  /// Holds camera and video frames back (teach.js, while a bundle goes up: its binary messages
+  /// must not be mixed with frames) or lets them go again.
+  pauseFrames(paused) { framesPaused = paused; },
+  /// The largest binary message the session takes besides a frame's header (its ready answer).
+  maxBinaryBytes() { return imageLimits.maxImageBytes; },
   /// settings.js calls this after the options changed: counts start over, a photo is asked again.
   settingsChanged() {
     demo.peopleSeen = {};
@@ -62,7 +68,7 @@ let task = 'gesture';
 let source = 'camera', photoBlob = null, photoRequest = 0;
 // The server's image limits, from its ready answer: a photo is made to fit them.
 let imageLimits = { maxImageBytes: 16 * 1024 * 1024, maxImagePixels: 4096 * 4096 };
-let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1;
+let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1, framesPaused = false;
 // Reconnecting after a close (1001 when the server drains, a lost connection, a full server):
 // 250 ms doubling to 5 s, each wait ±30 % at random so that the sessions of a server that went
 // away do not all come back at once; back to 250 ms once a session is ready.
@@ -145,7 +151,7 @@ function connect() {
 }
 
 function sendFrame() {
-  if (source === 'photo' || !socket || socket.readyState !== WebSocket.OPEN || inFlight || video.readyState < 2) return;
+  if (source === 'photo' || framesPaused || !socket || socket.readyState !== WebSocket.OPEN || inFlight || video.readyState < 2) return;
   inFlight = true; sentAt = performance.now();
   // A camera may give another size or shape than asked for (1280x720, say): keep its aspect ratio,
   // or the hand would be squashed for the models and the overlay would not fit the preview.
@@ -156,7 +162,7 @@ function sendFrame() {
   const timestamp = Math.max(lastTimestamp + 1, Math.round(performance.now()));
   lastTimestamp = timestamp;
   grab.toBlob(async (blob) => {
-    if (!blob || !socket || socket.readyState !== WebSocket.OPEN) { inFlight = false; return; }
+    if (!blob || framesPaused || !socket || socket.readyState !== WebSocket.OPEN) { inFlight = false; return; }
     const jpeg = new Uint8Array(await blob.arrayBuffer());
     const frame = new Uint8Array(8 + jpeg.length);
     new DataView(frame.buffer).setBigInt64(0, BigInt(timestamp), true);  // 8-byte little-endian timestamp (ms)

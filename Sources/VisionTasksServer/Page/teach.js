@@ -1,9 +1,11 @@
 // VisionTasks demo page, Teach panel: record a few seconds of each new gesture and of "none"
 // from the camera while the live gesture session runs, train on the server, and the session
-// answers with the new gestures at once; save the running gestures as a .task bundle. Everything
+// answers with the new gestures at once; save the running gestures as a .task bundle, or load one
+// saved earlier (or Model Maker's) to run its gestures. Everything
 // goes over the page's live session as {"teach": ...} text messages (docs/server.md); the server
 // keeps the samples and the trained classifiers for this session only, and sends a bundle asked
-// for as a binary message after a "bundle" answer.
+// for as a binary message after a "bundle" answer; a loaded bundle goes up in binary messages
+// after the server's "receiving" answer.
 'use strict';
 (() => {
   // Recording time and epochs come from the panel, within these bounds (the server's epochs limit).
@@ -20,11 +22,12 @@
   // training's figures, the first hand's gesture in the latest answer, the gesture names
   // answered since the last training, and, in the order answered since then, runs of the same
   // gesture and hand ({gesture, hand, count}; gesture null while no hand is seen; the latest
-  // TIMELINE runs), and the last bundle saved ({name, bytes}).
+  // TIMELINE runs), the last bundle saved ({name, bytes}) and the last one loaded ({name, labels,
+  // bytes}: bytes of the classifier the server kept).
   const TIMELINE = 64;
   const teach = demo.teach = {
     recording: null, samples: {}, models: [], using: null, trained: null, gesture: null, seen: {}, timeline: [],
-    saved: null, error: '',
+    saved: null, loaded: null, error: '',
   };
   let stopTimer = null, waiting = false;
   let expectedBundle = null;  // the "bundle" answer whose binary message comes next
@@ -107,6 +110,28 @@
     status(`Saved ${bundle.name}.task (${(bundle.bytes / 1e6).toFixed(1)} MB): run it with vision-tasks gesture --model ${bundle.name}.task, or in MediaPipe's GestureRecognizer.`);
   }
 
+  // Loads a .task bundle from the device: frames are held back from the upload request on (a
+  // frame must not come between the bundle's binary messages), the server answers "receiving",
+  // the bundle goes in parts of at most the frame limit, and "uploaded" (or an error) ends it.
+  let upload = null;  // {name, data} between the request and the server's last answer about it
+  async function load(file) {
+    const name = file.name.replace(/\.task$/i, '').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 64) || 'loaded';
+    const data = await file.arrayBuffer();
+    page.pauseFrames(true);
+    if (!request({ upload: { name, bytes: data.byteLength } })) { page.pauseFrames(false); return; }
+    upload = { name, data };
+    status(`Loading ${name}.task (${(data.byteLength / 1e6).toFixed(1)} MB)…`);
+  }
+
+  function sendUpload() {
+    const part = Math.max(1, page.maxBinaryBytes());
+    for (let start = 0; start < upload.data.byteLength; start += part) page.send(upload.data.slice(start, start + part));
+  }
+
+  function endUpload() {
+    if (upload) { upload = null; page.pauseFrames(false); }
+  }
+
   function onTeachAnswer(answer) {
     waiting = false;
     teach.samples = answer.samples || {}; teach.models = answer.models || []; teach.using = answer.using;
@@ -126,6 +151,14 @@
         `${Math.round(answer.accuracy * 100)}% right on ${answer.testSamples} held-out frames. Running it now${dropped}.`);
     }
     if (answer.event === 'using') { teach.seen = {}; teach.timeline = []; status(`Running ${answer.using || "the server's gestures"}.`); }
+    if (answer.event === 'receiving' && upload) { waiting = true; sendUpload(); }
+    if (answer.event === 'uploaded') {
+      endUpload();
+      teach.seen = {}; teach.timeline = [];
+      teach.loaded = { name: answer.name, labels: answer.labels, bytes: answer.bytes };
+      const dropped = answer.dropped && answer.dropped.length ? ` (dropped to make room: ${answer.dropped.join(', ')})` : '';
+      status(`Running ${answer.name}: ${answer.labels.join(', ')}${dropped}.`);
+    }
     if (answer.event === 'bundle') {
       expectedBundle = { name: answer.label, bytes: answer.bytes };
       status(`Receiving ${answer.label}.task (${(answer.bytes / 1e6).toFixed(1)} MB)…`);
@@ -138,6 +171,7 @@
       // A new session: the server forgot what the old one was taught.
       Object.assign(teach, { recording: null, samples: {}, models: [], using: null, seen: {}, timeline: [] });
       clearTimeout(stopTimer); stopTimer = null; waiting = false; expectedBundle = null;
+      endUpload();
       render();
     } else if (answer.type === 'result' && answer.task === 'gesture') {
       const gesture = (((answer.gesture || {}).gestures || [])[0] || [])[0];
@@ -149,8 +183,10 @@
       onTeachAnswer(answer);
     } else if (answer.type === 'binary') {
       save(answer.data);
-    } else if (answer.type === 'error' && waiting) {
+    } else if (answer.type === 'error' && waiting && answer.timestampInMilliseconds == null) {
+      // (An error with a timestamp is a frame's, not the answer to a teach request.)
       waiting = false;
+      endUpload();
       teach.recording = null; clearTimeout(stopTimer); stopTimer = null;
       status(answer.error.message, true);
       render();
@@ -167,5 +203,11 @@
   };
   $('teach-use').onchange = () => request({ use: $('teach-use').value || null });
   $('teach-download').onclick = () => { if (teach.using) request({ download: teach.using }); };
+  $('teach-upload').onclick = () => $('teach-upload-file').click();
+  $('teach-upload-file').onchange = () => {
+    const file = $('teach-upload-file').files[0];
+    $('teach-upload-file').value = '';
+    if (file) load(file);
+  };
   render();
 })();
