@@ -250,7 +250,9 @@ final class ChromiumPage {
     let logHandle: FileHandle
 
     /// Starts Chromium on `url`; `camera` are the media-stream flags (fake camera, permissions).
-    init(chromium: String, work: URL, url: String, camera: [String]) throws {
+    /// `home`, when given, is Chromium's HOME: its `.pki/nssdb` is the certificate database it
+    /// trusts (`TLSProxyBrowserTests.trustingHome`).
+    init(chromium: String, work: URL, url: String, camera: [String], home: URL? = nil) throws {
         profile = work.appendingPathComponent("profile")
         log = work.appendingPathComponent("chromium.log")
         process.executableURL = URL(fileURLWithPath: chromium)
@@ -260,6 +262,11 @@ final class ChromiumPage {
             "--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir=\(profile.path)",
             "--window-size=1280,900", url,
         ]
+        if let home {
+            var environment = ProcessInfo.processInfo.environment
+            environment["HOME"] = home.path
+            process.environment = environment
+        }
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         logHandle = try FileHandle(forWritingTo: log)
         process.standardOutput = logHandle

@@ -131,7 +131,9 @@ final class ServerTLSTests: XCTestCase {
             let fingerprint = (try? String(contentsOf: work.appendingPathComponent("fingerprint.txt"), encoding: .utf8)) ?? ""
             XCTAssertTrue(fingerprint.uppercased().contains(tls.fingerprint), "openssl saw \(fingerprint), the server says \(tls.fingerprint)")
 
-            let browser = try ChromiumPage(chromium: chromium, work: work, url: "about:blank", camera: flags)
+            let browser = try ChromiumPage(
+                chromium: chromium, work: work, url: "about:blank", camera: flags,
+                home: try TLSProxyBrowserTests.trustingHome(folder.appendingPathComponent("self-signed-certificate.pem").path, in: work))
             defer { browser.close() }
             let report = try await DevTools.run(url: try await browser.debuggerURL()) { devtools in
                 var figures: [String] = []

@@ -10,7 +10,7 @@ import XCTest
 /// `demo.test`) and passes requests and the WebSocket upgrade to the server. Chromium maps
 /// `demo.test` to 127.0.0.1 (`--host-resolver-rules`), so the name is not a loopback one to it.
 /// Over `http://demo.test` the page gets no camera and says why; over `https://demo.test` through
-/// nginx (the throwaway certificate accepted with `--ignore-certificate-errors`) landmarks are
+/// nginx (the certificate trusted in a throwaway NSS database, as a person would add it) landmarks are
 /// drawn and the thumbs up and thumbs down swipe two cards. The page's frame rate, the server's
 /// time per frame and the time to the first landmarks are printed for `http://127.0.0.1` and for
 /// the HTTPS proxy, on the same clip.
@@ -50,7 +50,9 @@ final class TLSProxyBrowserTests: XCTestCase {
             tasks.addTask { try await group.run() }
             defer { Task { await group.triggerGracefulShutdown() } }
             _ = try await port.wait()
-            let browser = try ChromiumPage(chromium: chromium, work: work, url: "http://demo.test:\(serverPort)/", camera: flags)
+            let browser = try ChromiumPage(
+                chromium: chromium, work: work, url: "http://demo.test:\(serverPort)/", camera: flags,
+                home: try Self.trustingHome(certificate, in: work))
             defer { browser.close() }
             let report = try await DevTools.run(url: try await browser.debuggerURL()) { devtools in
                 // Plain HTTP on a name that is not a loopback one: no camera, and the page says why.
@@ -76,7 +78,8 @@ final class TLSProxyBrowserTests: XCTestCase {
     }
 
     /// Chromium's flags for these tests: a fake camera playing a clip of a thumbs up then a
-    /// thumbs down (made in `work`), `demo.test` mapped to 127.0.0.1, any certificate accepted.
+    /// thumbs down (made in `work`), `demo.test` mapped to 127.0.0.1. Certificates are checked
+    /// as usual: `trustingHome` adds the test's one to the browser's own database.
     static func chromiumFlags(work: URL) throws -> [String] {
         let clip = work.appendingPathComponent("thumbs.y4m")
         try Y4MClip.write(
@@ -86,8 +89,28 @@ final class TLSProxyBrowserTests: XCTestCase {
             ], to: clip)
         return [
             "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", "--use-file-for-fake-video-capture=\(clip.path)",
-            "--host-resolver-rules=MAP demo.test 127.0.0.1", "--ignore-certificate-errors",
+            "--host-resolver-rules=MAP demo.test 127.0.0.1",
         ]
+    }
+
+    /// A HOME for Chromium (in `work`) whose NSS database (`.pki/nssdb`, where Chromium on Linux
+    /// keeps the certificates a user trusts) holds `certificate` (PEM) as trusted, made with
+    /// NSS's certutil as a person would trust a self-signed certificate on a desktop.
+    static func trustingHome(_ certificate: String, in work: URL) throws -> URL {
+        let certutil = try program("certutil", in: ["/usr/bin", "/usr/local/bin"], package: "libnss3-tools")
+        let home = work.appendingPathComponent("home")
+        let database = home.appendingPathComponent(".pki/nssdb")
+        try FileManager.default.createDirectory(at: database, withIntermediateDirectories: true)
+        for arguments in [
+            ["-N", "-d", "sql:\(database.path)", "--empty-password"],
+            ["-A", "-d", "sql:\(database.path)", "-n", "vision-tasks-test", "-t", "CP,,", "-i", certificate],
+        ] {
+            let run = try ChildProcess(
+                executable: certutil, arguments: arguments,
+                stdout: work.appendingPathComponent("certutil.out").path, stderr: work.appendingPathComponent("certutil.err").path)
+            guard run.wait(seconds: 60) == 0 else { throw ServerFixture.TestFailure("certutil \(arguments[0]): \(run.errorText())") }
+        }
+        return home
     }
 
     /// Opens `url` in the page and checks that it is a secure context, draws landmarks and that

@@ -128,14 +128,17 @@ vt_ensure_haproxy() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >&2
 }
 
-# Installs nginx and openssl for the HTTPS proxy test (TLSProxyBrowserTests: nginx terminates TLS
-# in front of the server with a certificate openssl makes). Does nothing when both are there.
+# Installs nginx, openssl and certutil for the HTTPS tests (TLSProxyBrowserTests: nginx terminates
+# TLS in front of the server with a certificate openssl makes; both HTTPS browser tests trust their
+# certificate in a throwaway NSS database with certutil). Does nothing when all are there.
 vt_ensure_nginx() {
-    { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } && command -v openssl >/dev/null 2>&1 && return 0
-    command -v apt-get >/dev/null 2>&1 || vt_die "the HTTPS proxy test needs nginx and openssl (Debian: nginx openssl); install them"
-    vt_log "installing nginx and openssl for the HTTPS proxy test"
+    { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; } && command -v openssl >/dev/null 2>&1 \
+        && command -v certutil >/dev/null 2>&1 && return 0
+    command -v apt-get >/dev/null 2>&1 \
+        || vt_die "the HTTPS tests need nginx, openssl and certutil (Debian: nginx openssl libnss3-tools); install them"
+    vt_log "installing nginx, openssl and certutil for the HTTPS tests"
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx openssl >&2
+    vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx openssl libnss3-tools >&2
 }
 
 # Makes a Python virtual environment in folder $1 unless one is there (python3-venv from apt when
