@@ -136,7 +136,7 @@ struct Session {
 }
 
 /// A teach request as `TeachRequest` promises it: labels and names of 1 to 64 characters without
-/// control characters, epochs and batch size within their ranges; and a teach answer that carries
+/// control characters, epochs and batch size within their ranges, an upload's size at least 1; and a teach answer that carries
 /// its label encodes to a JSON object of type `teach` with that label.
 func checkTeach(_ request: TeachRequest) {
     func checkName(_ name: String) {
@@ -155,6 +155,10 @@ func checkTeach(_ request: TeachRequest) {
         fuzzCheck((1...TeachRequest.maxEpochs).contains(training.epochs), "epochs \(training.epochs) passed")
         fuzzCheck((1...TeachRequest.maxBatchSize).contains(training.batchSize), "batch size \(training.batchSize) passed")
         label = training.name
+    case .upload(let name, let bytes):
+        checkName(name)
+        fuzzCheck(bytes >= 1, "an upload of \(bytes) bytes passed")
+        label = name
     case .stop, .clear(nil), .use(nil):
         break
     }

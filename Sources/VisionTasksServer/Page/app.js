@@ -164,6 +164,8 @@ function sendFrame() {
   grab.toBlob(async (blob) => {
     if (!blob || framesPaused || !socket || socket.readyState !== WebSocket.OPEN) { inFlight = false; return; }
     const jpeg = new Uint8Array(await blob.arrayBuffer());
+    // Checked again after the wait: a bundle upload may have begun meanwhile (teach.js).
+    if (framesPaused || !socket || socket.readyState !== WebSocket.OPEN) { inFlight = false; return; }
     const frame = new Uint8Array(8 + jpeg.length);
     new DataView(frame.buffer).setBigInt64(0, BigInt(timestamp), true);  // 8-byte little-endian timestamp (ms)
     frame.set(jpeg, 8);
