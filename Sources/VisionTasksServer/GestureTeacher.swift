@@ -3,8 +3,9 @@ import Foundation
 import VisionTasks
 
 /// What a live session was taught: the gesture samples it recorded, per label, and the
-/// classifiers it trained on them or took from bundles it uploaded, kept by name. Everything is in memory and ends with the
-/// session; `ServerLimits` bounds it (labels, samples per label, classifiers and their bytes).
+/// classifiers it trained on them or took from bundles it uploaded, kept by name. Everything is
+/// in memory and ends with the session; `ServerLimits` bounds it (labels, samples per label,
+/// classifiers and their bytes).
 ///
 /// While a label is being recorded, every processed frame of the gesture session that shows
 /// a hand adds a sample: the first hand's landmarks, as the session's recognizer found them,
