@@ -195,7 +195,8 @@ final class GestureTeacher: @unchecked Sendable {
             classifier = try CustomGestureClassifier.train(trainData: train, options: options)
             evaluation = try classifier.evaluate(test)
             model = try classifier.classifierModel()
-            bundle = try classifier.modelBundle(baseOptions: embedder.baseOptions)
+            // The samples were embedded with this bundle's models: no need to check them again.
+            bundle = try CustomGestureClassifier.modelBundle(asset: embedder.asset(), customClassifier: model)
         } catch {
             throw ServerError(code: .teachFailed, message: "training failed: \(error)")
         }

@@ -92,18 +92,22 @@ extension LiveSession {
         guard let upload = lock.withLock({ defer { pendingUpload = nil }; return pendingUpload }) else { return }
         do throws(ServerError) {
             let (model, bundle) = try teacher.classifier(fromUpload: upload.bundle, named: upload.name)
-            var check = settings
-            check.task = .gesture
-            let labels: [String]
+            // A recognizer made with the classifier is the check that it runs; in a gesture
+            // session it is the one the session runs next.
+            let current = settings
+            var gesture = current
+            gesture.task = .gesture
+            let labels: [String], fresh: TaskEngine
             do {
-                _ = try library.makeEngine(check, mode: .video, gestureModel: bundle)
-                labels = try GestureClassifierNames(baseOptions: BaseOptions(modelAssetBuffer: bundle)).custom ?? []
+                fresh = try library.makeEngine(gesture, mode: .video, gestureModel: bundle)
+                labels = try GestureClassifierNames.labels(ofClassifier: model)
             } catch {
                 throw ServerError(code: .teachFailed, message: "\(upload.name) cannot run: \(error)")
             }
             let dropped = teacher.keep(model, named: upload.name)
-            switchGestureModel(to: (upload.name, bundle))
+            lock.withLock { gestureModel = (upload.name, bundle) }
             answerTeach("uploaded", bytes: model.count, uploaded: (upload.name, labels, dropped))
+            if current.task == .gesture { install(fresh, for: current) }
         } catch {
             fail(error, timestamp: nil)
         }

@@ -150,15 +150,24 @@ final class LiveSession: @unchecked Sendable {
     private func applyPendingSettings() {
         guard let settings = lock.withLock({ pendingSettings }) else { return }
         do {
-            let fresh = try library.makeEngine(settings, mode: .video, gestureModel: lock.withLock { gestureModel?.bundle })
-            lock.withLock {
-                engine = fresh
-                pendingSettings = nil
-            }
-            answer(LiveReadyAnswer(settings: settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels))
+            install(try library.makeEngine(settings, mode: .video, gestureModel: lock.withLock { gestureModel?.bundle }), for: settings)
         } catch {
             lock.withLock { pendingSettings = nil }
             fail(ServerError(code: .taskFailed, message: "the task cannot be created with these options: \(error)"), timestamp: nil)
+        }
+    }
+
+    /// Runs `fresh`, made for `settings`, from the next frame on and answers `ready`; unless other
+    /// options came while it was made (they are applied next, and this one is dropped).
+    func install(_ fresh: TaskEngine, for settings: TaskSettings) {
+        let current: Bool = lock.withLock {
+            guard pendingSettings == nil || pendingSettings == settings else { return false }
+            engine = fresh
+            pendingSettings = nil
+            return true
+        }
+        if current {
+            answer(LiveReadyAnswer(settings: settings, maxImageBytes: limits.maxImageBytes, maxImagePixels: limits.maxImagePixels))
         }
     }
 

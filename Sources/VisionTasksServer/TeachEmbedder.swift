@@ -23,14 +23,14 @@ final class TeachEmbedder: @unchecked Sendable {
         defer { lock.unlock() }
         if let made { return made }
         var options = GestureEmbedderOptions()
-        options.baseOptions = BaseOptions(modelAssetBuffer: bundle)
+        options.baseOptions = baseOptions
         let embedder = try GestureEmbedder(options: options)
         made = embedder
         return embedder
     }
 
-    /// The base bundle trained classifiers are exported onto.
-    var baseOptions: BaseOptions { BaseOptions(modelAssetBuffer: bundle) }
+    /// The server's gesture recognizer bundle, as options.
+    private var baseOptions: BaseOptions { BaseOptions(modelAssetBuffer: bundle) }
 
     /// The base bundle, opened on first use (taught and uploaded classifiers are assembled onto
     /// it); errors are `TasksError`s and come again on the next call.

@@ -33,6 +33,19 @@ package struct GestureClassifierNames: Sendable, Equatable {
         }
     }
 
+    /// The labels of a custom classifier given as its `.tflite` bytes (an uploaded one, before
+    /// any bundle holds it): empty when it has none. Throws `TasksError.invalidArgument` when the
+    /// bytes are not a usable model.
+    package static func labels(ofClassifier bytes: [UInt8]) throws -> [String] {
+        let model: Model
+        do {
+            model = try Model(bytes: bytes)
+        } catch {
+            throw TasksError.invalidArgument("\(HandGestureRecognizerGraph.customClassifierMember) is not a usable model: \(error)")
+        }
+        return try labels(of: model) ?? []
+    }
+
     /// The labels of a classifier's score output, nil when it has none.
     private static func labels(of model: Model) throws -> [String]? {
         try ClassificationLabels(model: model, outputIndex: 0, locale: "en")?.names
