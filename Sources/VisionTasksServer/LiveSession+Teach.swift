@@ -83,6 +83,19 @@ extension LiveSession {
         return true
     }
 
+    /// Ends an upload whose bytes have not all come, when a text message arrives instead: the
+    /// client gave up on it (or never sent it), so the session stops taking binary messages as
+    /// the bundle's. Answered `teachFailed`, nothing is kept; the text message is then read as
+    /// usual. Without an upload under way, nothing happens.
+    func abandonUpload() {
+        guard let upload = lock.withLock({ defer { expectedUpload = nil }; return expectedUpload }) else { return }
+        fail(
+            ServerError(
+                code: .teachFailed,
+                message: "the upload of \(upload.name) ended after \(upload.received.count) of its \(upload.bytes) bytes: a text message came before the rest; nothing was kept"),
+            timestamp: nil)
+    }
+
     /// What one binary message did to an upload.
     private enum UploadProgress { case frame, partial, whole, tooLong(Int, Int) }
 

@@ -126,6 +126,8 @@ extension VisionServer {
                                 session.receive(try LiveMessage(binary: buffer.readableBytesView))
                             }
                         case .text(let text):
+                            // A text message in the middle of an upload ends the upload first.
+                            session.abandonUpload()
                             session.receive(try LiveMessage(text: text, settings: session.settings, limits: limits))
                         }
                     } catch {

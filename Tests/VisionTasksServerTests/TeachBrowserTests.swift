@@ -98,8 +98,12 @@ final class TeachBrowserTests: XCTestCase {
                 func teach(_ state: [String: Any]) -> [String: Any] { state["teach"] as? [String: Any] ?? [:] }
                 func click(_ id: String) async throws { _ = try await devtools.evaluate("document.getElementById('\(id)').click(), ''") }
 
-                _ = try await devtools.evaluate(
-                    "document.getElementById('teach-seconds').value = '\(Self.recordSeconds)', document.getElementById('teach-epochs').value = '\(Self.epochs)', ''")
+                // The panel's fields once the page has loaded (an expression that throws reads as "{}").
+                _ = try await waitFor("the page's teach panel") { $0["teach"] is [String: Any] }
+                let fields = try await devtools.evaluate(
+                    "document.getElementById('teach-seconds').value = '\(Self.recordSeconds)', document.getElementById('teach-epochs').value = '\(Self.epochs)', "
+                        + "[document.getElementById('teach-seconds').value, document.getElementById('teach-epochs').value].join()")
+                XCTAssertEqual(fields, "\(Self.recordSeconds),\(Self.epochs)", "the panel's seconds and epochs")
                 for segment in Self.segments where segment.taught {
                     // The start of the segment: another gesture (or none) first, then this one.
                     _ = try await waitFor("a gesture other than \(segment.canned)") { teach($0)["gesture"] as? String != segment.canned }
@@ -168,6 +172,7 @@ final class TeachBrowserTests: XCTestCase {
             let teach = state["teach"] as? [String: Any] ?? [:]
             let trained = teach["trained"] as? [String: Any] ?? [:]
             XCTAssertEqual(trained["labels"] as? [String], ["none", "hello", "yes"], "\(trained)")
+            XCTAssertEqual(trained["epochs"] as? Int, Self.epochs, "the panel's epochs: \(trained)")
             XCTAssertGreaterThanOrEqual(trained["accuracy"] as? Double ?? 0, 0.9, "on the held-out frames: \(trained)")
             let samples = teach["samples"] as? [String: Int] ?? [:]
             for segment in Self.segments where segment.taught {

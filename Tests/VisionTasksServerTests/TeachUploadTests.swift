@@ -87,6 +87,17 @@ final class TeachUploadTests: XCTestCase {
                     XCTAssertEqual(Self.errorCode(answer), "teachFailed", "\(what): \(answer)")
                     XCTAssertTrue(Self.errorMessage(answer).contains(words), "\(what): \(answer)")
                 }
+                // An upload left half-sent: the next text message ends it, and is then read as usual.
+                try await client.write(.text("{\"teach\": {\"upload\": {\"name\": \"half\", \"bytes\": 100}}}"))
+                let receiving = try await reader.next(type: "teach")
+                XCTAssertEqual(receiving["event"] as? String, "receiving", "\(receiving)")
+                try await client.write(.binary(ByteBuffer(bytes: [UInt8](repeating: 7, count: 40))))
+                try await client.write(.text("{\"teach\": {\"stop\": true}}"))
+                let abandoned = try await reader.next(type: "error")
+                XCTAssertEqual(Self.errorCode(abandoned), "teachFailed", "\(abandoned)")
+                XCTAssertTrue(Self.errorMessage(abandoned).contains("after 40 of its 100 bytes"), "\(abandoned)")
+                let stopped = try await reader.next(type: "teach")
+                XCTAssertEqual(stopped["event"] as? String, "stopped", "\(stopped)")
                 // Nothing was kept, and the next binary message is a frame again.
                 try await client.write(.binary(ServerFixture.frame(hello, timestamp: 100)))
                 let result = try await reader.next(type: "result")

@@ -145,6 +145,7 @@
       teach.trained = {
         name: answer.name, labels: answer.labels, accuracy: answer.accuracy, confusionMatrix: answer.confusionMatrix,
         trainingSamples: answer.trainingSamples, testSamples: answer.testSamples, trainingMilliseconds: answer.trainingMilliseconds,
+        epochs: answer.epochs,
       };
       const dropped = answer.dropped && answer.dropped.length ? ` (dropped to make room: ${answer.dropped.join(', ')})` : '';
       status(`Trained ${answer.name} on ${answer.trainingSamples} frames in ${Math.round(answer.trainingMilliseconds)} ms: ` +
