@@ -3,9 +3,9 @@ import VisionTasks
 
 /// Teaching a live gesture session new gestures (`TeachRequest`): recording and clearing act
 /// at once; training, switching classifiers, sending a bundle and taking an uploaded one run on
-/// the session's worker before its next frame, and a new recognizer replaces the old one there (tracking starts
-/// over, as after an options message). Every request is answered with a `TeachAnswer`, or an error answer after
-/// which the session goes on unchanged.
+/// the session's worker before its next frame, and a new recognizer replaces the old one there
+/// (tracking starts over, as after an options message). Every request is answered with a
+/// `TeachAnswer`, or an error answer after which the session goes on unchanged.
 extension LiveSession {
     /// Acts on a teach request.
     func teach(_ request: TeachRequest) {
