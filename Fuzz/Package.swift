@@ -7,17 +7,20 @@
 import PackageDescription
 
 /// `@testable import` opens internal declarations but not `package` ones to another package
-/// (TaskBundle; ImageLimits.validate, which RawFrameSpec calls): the two targets that need them are
-/// compiled without access checks. Only those targets: the flag changes overload resolution, so
-/// the library modules must not get it. (Fuzz/ is a root package nobody depends on, so unsafeFlags
-/// are allowed here; the main Package.swift has none.)
+/// (TaskBundle): the target that needs them is compiled without access checks. Only that target:
+/// the flag changes overload resolution, so the library modules must not get it. (Fuzz/ is a root
+/// package nobody depends on, so unsafeFlags are allowed here; the library's and the apps'
+/// manifests have none.) The raw-frame target reaches what the CLI's RawFrameSpec calls
+/// (ImageLimits.validate) through the file's own `@_spi(Apps) import`, as the CLI does.
 let packageAccess: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-access-control"])]
 
 let visionTasks = "VisionTasks"
+/// The apps package (../Apps), which holds the server.
+let visionTasksApps = "VisionTasksApps"
 
 let serverTargetDependencies: [Target.Dependency] = [
     "FuzzSupport", "FuzzServerInput",
-    .product(name: "VisionTasksServer", package: visionTasks),
+    .product(name: "VisionTasksServer", package: visionTasksApps),
     .product(name: "VisionTasks", package: visionTasks),
     .product(name: "Hummingbird", package: "hummingbird"),
     .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -27,6 +30,7 @@ let package = Package(
     name: "VisionTasksFuzz",
     dependencies: [
         .package(name: visionTasks, path: ".."),
+        .package(name: visionTasksApps, path: "../Apps"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         // The live server's targets build Hummingbird's `URI` and `RequestBody` as the server gets them.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -50,12 +54,11 @@ let package = Package(
             "FuzzSupport", .product(name: "MediaIO", package: visionTasks),
             .product(name: "VisionTasks", package: visionTasks)]),
         // `--raw WIDTHxHEIGHT:FORMAT`: the spec parser and the raw frame reader of the CLI.
-        // RawFrameSpec.swift is a symbolic link to the CLI's file (an executable target cannot be
-        // imported from another package), so the fuzzed code is the CLI's own.
+        // RawFrameSpec.swift is a symbolic link to the CLI's file in Apps/Sources/VisionTasksCLI (an
+        // executable target cannot be imported from another package), so the fuzzed code is the CLI's own.
         .executableTarget(name: "FuzzRawFrames", dependencies: [
             "FuzzSupport", .product(name: "MediaIO", package: visionTasks),
-            .product(name: "VisionTasks", package: visionTasks)],
-            swiftSettings: packageAccess),
+            .product(name: "VisionTasks", package: visionTasks)]),
 
         // ML Kit's pose samples CSV (`PoseSample.samples(csv:)`), the classifier and the tracker.
         .executableTarget(name: "FuzzPoseSamples", dependencies: [
@@ -64,7 +67,7 @@ let package = Package(
         // The live server (VisionTasksServer): the input layouts of the two targets below, shared
         // with FuzzSeeds.
         .target(name: "FuzzServerInput", dependencies: [
-            .product(name: "VisionTasksServer", package: visionTasks), .product(name: "MediaIO", package: visionTasks)]),
+            .product(name: "VisionTasksServer", package: visionTasksApps), .product(name: "MediaIO", package: visionTasks)]),
         // A live WebSocket session: the URL's options, then binary frames and JSON options messages
         // through the session's own message reading, frame decoding and answers.
         .executableTarget(name: "FuzzLive", dependencies: serverTargetDependencies),

@@ -40,7 +40,7 @@ extension KernelInstructionSet {
     /// comparison run would measure the CPU's level while its user believes otherwise.
     /// `detected` is the level the dispatch settled on (`detected`, already lowered by the
     /// variable when it could be).
-    package static func environmentProblem(_ value: String?, detected: KernelInstructionSet) -> String? {
+    @_spi(Apps) public static func environmentProblem(_ value: String?, detected: KernelInstructionSet) -> String? {
         guard let value else { return nil }
         let names = environmentNames.map(\.name).joined(separator: ", ")
         guard let requested = environmentNames.first(where: { $0.name == value })?.level else {

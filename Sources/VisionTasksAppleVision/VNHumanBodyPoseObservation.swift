@@ -151,5 +151,5 @@ enum BodyJointMapping {
 
 extension VNHumanBodyPoseObservation.JointName {
     /// Vision's 19 body joints with their Swift names, in Vision's order.
-    package static let named: [(name: String, joint: Self)] = BodyJointMapping.joints.map { ($0.label, $0.name) }
+    @_spi(Apps) public static let named: [(name: String, joint: Self)] = BodyJointMapping.joints.map { ($0.label, $0.name) }
 }

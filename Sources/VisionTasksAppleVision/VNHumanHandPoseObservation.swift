@@ -96,7 +96,7 @@ public final class VNHumanHandPoseObservation: VNRecognizedPointsObservation, @u
 
         /// The 21 joints with their Swift names, in MediaPipe's hand landmark order
         /// (`HandLandmark` raw values 0...20).
-        package static let named: [(name: String, joint: JointName)] = [
+        @_spi(Apps) public static let named: [(name: String, joint: JointName)] = [
             ("wrist", .wrist), ("thumbCMC", .thumbCMC), ("thumbMP", .thumbMP), ("thumbIP", .thumbIP),
             ("thumbTip", .thumbTip), ("indexMCP", .indexMCP), ("indexPIP", .indexPIP), ("indexDIP", .indexDIP),
             ("indexTip", .indexTip), ("middleMCP", .middleMCP), ("middlePIP", .middlePIP),

@@ -1,5 +1,5 @@
 import Foundation
-import LiteInterpreter
+@_spi(Apps) import LiteInterpreter
 import XCTest
 
 final class KernelInfoTests: XCTestCase {

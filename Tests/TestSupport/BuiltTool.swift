@@ -1,16 +1,17 @@
 import Foundation
 
-/// The `vision-tasks` program built beside the tests (`swift build --build-tests` builds it),
+/// The `vision-tasks` program, built by the apps package (`Apps/`, beside its tests),
 /// for tests that run it as a user does: its stdout, stderr, exit status and signals.
 public enum BuiltTool {
-    /// The program's path: beside the test bundle, or in the project's `.build/release`.
+    /// The program's path: beside the test bundle (the apps' tests), or in the apps package's
+    /// `Apps/.build/release` (the library's tests).
     /// Missing: skipped with a message (fails under CI).
     public static func path() throws -> String {
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("vision-tasks").path,
             URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
                 .appendingPathComponent("vision-tasks").path,
-            SharedTestData.projectRoot.appendingPathComponent(".build/release/vision-tasks").path,
+            SharedTestData.projectRoot.appendingPathComponent("Apps/.build/release/vision-tasks").path,
         ]
         if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return found }
         throw SharedTestData.missing("the vision-tasks program is not built beside the tests (\(candidates[0]))")

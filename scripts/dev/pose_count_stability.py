@@ -11,21 +11,21 @@ minimal perturbations, optionally VisionTasks too, and compares the per-frame po
 Findings: docs/pose.md ("Hand videos") and docs/pipelines.md §7.
 
     PY=/tmp/mpvenv/bin/python
-    swift build -c release --product vision-tasks
+    swift build --package-path Apps -c release --product vision-tasks
     # Everything for the three hand videos (MediaPipe runs are cached in --out; ~6 min,
     # ~11 min with --perturb-ours, which also runs VisionTasks on every perturbation):
     $PY scripts/dev/pose_count_stability.py all --quiet --out /tmp/posecounts \
-        --ours .build/release/vision-tasks --perturb-ours
+        --ours Apps/.build/release/vision-tasks --perturb-ours
     # The body videos, for comparison:
-    $PY scripts/dev/pose_count_stability.py all --quiet --out /tmp/posecounts --ours .build/release/vision-tasks \
+    $PY scripts/dev/pose_count_stability.py all --quiet --out /tmp/posecounts --ours Apps/.build/release/vision-tasks \
         video_pose_squats video_pose_arms_raise_indoor video_upperbody_hands_talking
     # Single runs and comparisons (the first file is the baseline):
     $PY scripts/dev/pose_count_stability.py mediapipe video_hand_samples_test --mode video --perturb at:0.75,0.75 -o /tmp/a.jsonl
     $PY scripts/dev/pose_count_stability.py compare ../shared/testdata/reference/video_hand_samples_test.jsonl /tmp/a.jsonl
     # VisionTasks' tracking state on the frames that disagree: build with the trace patch,
     # run, and list (then `git checkout Sources/` to drop the patch):
-    git apply scripts/dev/pose_trace.patch && swift build -c release --product vision-tasks
-    VT_POSE_DEBUG=1 .build/release/vision-tasks pose --num-poses 2 --segmentation-masks --no-progress \
+    git apply scripts/dev/pose_trace.patch && swift build --package-path Apps -c release --product vision-tasks
+    VT_POSE_DEBUG=1 Apps/.build/release/vision-tasks pose --num-poses 2 --segmentation-masks --no-progress \
         --output-format jsonl ../shared/testdata/media/video_hand_samples_test.mp4 -o /tmp/t.jsonl 2> /tmp/t.txt
     $PY scripts/dev/pose_count_stability.py trace video_hand_samples_test /tmp/t.txt /tmp/t.jsonl
     # MediaPipe against itself on the acceptance bars' per-pair figures (after `all`):

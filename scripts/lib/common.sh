@@ -5,6 +5,17 @@ VT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # One set of build flags for the tool and the tests, so that `swift test` reuses the tool's build.
 VT_BUILD_FLAGS=(-c release -Xswiftc -enable-testing)
 
+# The two packages: the library (the repository's root, built in .build) and the apps (Apps/: the
+# tool, the server, the benchmark, built in Apps/.build), which depends on the library by path.
+# Each keeps its own build folder: SwiftPM keeps one package's resolved checkouts in a build folder
+# and removes those another root package does not need, so the two cannot share one. The tool is
+# Apps/.build/release/vision-tasks. `swift build "${VT_APPS[@]}" ...` after vt_packages (which
+# reads VT_ROOT then).
+vt_packages() {
+    VT_LIBRARY=(--package-path "$VT_ROOT")
+    VT_APPS=(--package-path "$VT_ROOT/Apps")
+}
+
 vt_log() { printf '==> %s\n' "$*" >&2; }
 vt_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
@@ -180,24 +191,40 @@ vt_ensure_schemathesis_venv() {
         || { vt_log "pip could not install schemathesis==$VT_SCHEMATHESIS_VERSION"; return 1; }
 }
 
-# Builds everything but the tests, in release, with the flags the tests use.
+# Builds the apps (and the library modules they use), not the tests, in release, with the flags the
+# tests use.
 vt_build() {
     # Said only before a first build (no tool built yet); later runs are no-op or incremental builds.
-    if [ ! -x "$VT_ROOT/.build/release/vision-tasks" ]; then
+    if [ ! -x "$VT_ROOT/Apps/.build/release/vision-tasks" ]; then
         vt_log "building (swift build ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
     fi
-    swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" >&2
+    vt_packages
+    swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" >&2
 }
 
-# Runs `swift test` with the build flags and the given arguments, then, when tests were skipped
-# (XCTest counts them as passed), says loudly how many and why. Returns swift test's status.
+# Builds both packages' tests (and everything they test).
+vt_build_tests() {
+    vt_packages
+    swift build "${VT_LIBRARY[@]}" "${VT_BUILD_FLAGS[@]}" --build-tests >&2
+    swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" --build-tests >&2
+}
+
+# Runs `swift test` with the build flags and the given arguments in the library package, then in the
+# apps package, then, when tests were skipped (XCTest counts them as passed), says loudly how many
+# and why. Returns the first failing run's status (0 when both pass).
 vt_run_tests() {
-    local log status skipped
+    local log status run_status skipped
     log="$(mktemp)"
+    status=0
+    vt_packages
     set +e
     # XCTest only: without --disable-swift-testing the run would end on Swift Testing's "0 tests" line.
-    swift test --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee "$log"
-    status=${PIPESTATUS[0]}
+    swift test "${VT_LIBRARY[@]}" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee "$log"
+    run_status=${PIPESTATUS[0]}
+    [ "$status" -ne 0 ] || status=$run_status
+    swift test "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee -a "$log"
+    run_status=${PIPESTATUS[0]}
+    [ "$status" -ne 0 ] || status=$run_status
     set -e
     skipped=$(grep -c "^Test Case '.*' skipped" "$log" || true)
     if [ "$skipped" -gt 0 ]; then
@@ -213,7 +240,8 @@ vt_run_tests() {
 VT_TOOL=""
 vt_tool() {
     if [ -z "$VT_TOOL" ]; then
-        VT_TOOL="$(swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/vision-tasks"
+        vt_packages
+        VT_TOOL="$(swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/vision-tasks"
     fi
     printf '%s' "$VT_TOOL"
 }

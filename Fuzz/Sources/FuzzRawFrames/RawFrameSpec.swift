@@ -1,1 +1,1 @@
-../../../Sources/VisionTasksCLI/Media/RawFrameSpec.swift
+../../../Apps/Sources/VisionTasksCLI/Media/RawFrameSpec.swift

@@ -3,9 +3,9 @@ import Foundation
 /// Wall time spent in the stages of a vision task (model invocations, image-to-tensor crops),
 /// summed over every thread while enabled: the benchmark's live section splits a frame's task
 /// time with it. Off by default; when off, timing a stage costs one flag read.
-package enum StageStopwatch {
+@_spi(Apps) public enum StageStopwatch {
     /// The stages timed.
-    package enum Stage: Int, CaseIterable, Sendable {
+    public enum Stage: Int, CaseIterable, Sendable {
         /// `Interpreter.invoke()`: the models.
         case models
         /// Crop-rotate-resize of the image into a model's input tensor.
@@ -17,7 +17,7 @@ package enum StageStopwatch {
     nonisolated(unsafe) private static var seconds = [Double](repeating: 0, count: Stage.allCases.count)
 
     /// Starts (or stops) timing and sets every total to zero.
-    package static func reset(enabled on: Bool) {
+    public static func reset(enabled on: Bool) {
         lock.lock()
         enabled = on
         seconds = [Double](repeating: 0, count: Stage.allCases.count)
@@ -25,7 +25,7 @@ package enum StageStopwatch {
     }
 
     /// The seconds summed per stage since the last reset.
-    package static var totals: [Stage: Double] {
+    public static var totals: [Stage: Double] {
         lock.lock()
         defer { lock.unlock() }
         return Dictionary(uniqueKeysWithValues: Stage.allCases.map { ($0, seconds[$0.rawValue]) })

@@ -1,4 +1,4 @@
-import VisionTasks
+@_spi(Apps) import VisionTasks
 
 extension ImageLimits {
     /// `ImageLimits.validate(width:height:source:)` for an image or video MediaIO reads or writes:

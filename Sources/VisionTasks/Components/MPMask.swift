@@ -99,7 +99,7 @@ public struct MPMask: Sendable, Hashable, Codable, CustomStringConvertible {
     /// (gx, gy) holding rows gy·h/grid ..< (gy+1)·h/grid and columns gx·w/grid ..< (gx+1)·w/grid
     /// (integer division; an empty cell is 0): how MediaPipe's reference files summarise a mask
     /// (`shared/tools/mediapipe_reference.py`, unrounded).
-    package func summary(grid: Int) -> (mean: Double, cells: [[Double]]) {
+    @_spi(Apps) public func summary(grid: Int) -> (mean: Double, cells: [[Double]]) {
         let values = float32Data
         let w = width, h = height, n = max(1, grid)
         let mean = values.reduce(0.0) { $0 + Double($1) } / Double(max(1, values.count))

@@ -7,11 +7,11 @@ import LiteInterpreter
 ///
 /// Every failure is a `TasksError` that names the bundle and what was wrong with it, so that a
 /// task's initialiser reports one error type, as MediaPipe's do.
-package struct ModelAsset: Sendable {
+@_spi(Apps) public struct ModelAsset: Sendable {
     package let bundle: TaskBundle
 
     /// Opens the bundle named by `baseOptions`.
-    package init(baseOptions: BaseOptions) throws {
+    public init(baseOptions: BaseOptions) throws {
         let bundle: TaskBundle
         switch try baseOptions.modelSource() {
         case .file(let url):

@@ -99,7 +99,7 @@ extension CustomGestureClassifier {
     /// `asset` and the custom classifier `customClassifier` (a `custom_gesture_classifier.tflite`,
     /// not checked here: loading the bundle checks it). The server assembles a session's bundle
     /// from a classifier it keeps this way.
-    package static func modelBundle(asset: ModelAsset, customClassifier: [UInt8]) throws -> [UInt8] {
+    @_spi(Apps) public static func modelBundle(asset: ModelAsset, customClassifier: [UInt8]) throws -> [UInt8] {
         let bundle = asset.bundle
         do {
             let handLandmarker: [UInt8]
@@ -134,7 +134,7 @@ extension CustomGestureClassifier {
     /// (a classifier reads the embedder's numbers: another embedder's mean nothing to it).
     /// - Throws: `TasksError.invalidArgument` when `bundle` is not a task bundle, has no custom
     ///   classifier or embeds with another model.
-    package static func customClassifier(inBundle bundle: Data, name: String, embeddingLike base: ModelAsset) throws -> [UInt8] {
+    @_spi(Apps) public static func customClassifier(inBundle bundle: Data, name: String, embeddingLike base: ModelAsset) throws -> [UInt8] {
         let uploaded: TaskBundle
         do {
             uploaded = try TaskBundle(bytes: [UInt8](bundle), name: name)
@@ -171,7 +171,7 @@ extension CustomGestureClassifier {
 
     /// Whether two paths name the same existing file (the same device and inode: links and
     /// `..` included).
-    package static func isSameFile(_ a: String, _ b: String) -> Bool {
+    @_spi(Apps) public static func isSameFile(_ a: String, _ b: String) -> Bool {
         var first = stat(), second = stat()
         guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
         return first.st_dev == second.st_dev && first.st_ino == second.st_ino

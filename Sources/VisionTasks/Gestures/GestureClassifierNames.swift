@@ -4,13 +4,13 @@ import LiteInterpreter
 /// what allow and deny lists can match. MediaPipe ignores a listed name that no class has, so a
 /// typo filters nothing without a word; the command line reads these names to warn about such
 /// names, for the canned and the custom classifier alike.
-package struct GestureClassifierNames: Sendable, Equatable {
+@_spi(Apps) public struct GestureClassifierNames: Sendable, Equatable {
     /// The canned classifier's class names: its metadata labels, or the canned gesture names
     /// when it carries none (as `GestureRecognizer` names them).
-    package let canned: [String]
+    public let canned: [String]
     /// The custom classifier's labels: nil when the bundle has no custom classifier, empty when
     /// it has one without labels (lists for it are then refused when the task is created).
-    package let custom: [String]?
+    public let custom: [String]?
 
     /// Names given as they are (for tests and callers that know them).
     package init(canned: [String], custom: [String]?) {
@@ -21,7 +21,7 @@ package struct GestureClassifierNames: Sendable, Equatable {
     /// The names in the bundle `baseOptions` names. Throws the `TasksError` creating a
     /// `GestureRecognizer` from the same bundle would throw for a missing or unusable file or
     /// classifier.
-    package init(baseOptions: BaseOptions) throws {
+    public init(baseOptions: BaseOptions) throws {
         let asset = try ModelAsset(baseOptions: baseOptions)
         let cannedModel = try asset.model(named: HandGestureRecognizerGraph.cannedClassifierMember)
         canned = try Self.labels(of: cannedModel) ?? CannedGesture.allCases.map(\.rawValue)
@@ -36,7 +36,7 @@ package struct GestureClassifierNames: Sendable, Equatable {
     /// The labels of a custom classifier given as its `.tflite` bytes (an uploaded one, before
     /// any bundle holds it): empty when it has none. Throws `TasksError.invalidArgument` when the
     /// bytes are not a usable model.
-    package static func labels(ofClassifier bytes: [UInt8]) throws -> [String] {
+    public static func labels(ofClassifier bytes: [UInt8]) throws -> [String] {
         let model: Model
         do {
             model = try Model(bytes: bytes)
@@ -52,7 +52,7 @@ package struct GestureClassifierNames: Sendable, Equatable {
     }
 
     /// The names in `list` that are not in `known`, in their order (each once).
-    package static func unknown(_ list: [String], known: [String]) -> [String] {
+    public static func unknown(_ list: [String], known: [String]) -> [String] {
         let knownSet = Set(known)
         var seen: Set<String> = []
         return list.filter { !knownSet.contains($0) && seen.insert($0).inserted }

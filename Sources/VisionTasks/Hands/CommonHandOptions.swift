@@ -1,6 +1,6 @@
 /// The options `HandLandmarkerOptions` and `GestureRecognizerOptions` both have (MediaPipe
 /// gives the two classes the same hand settings).
-package protocol CommonHandOptions: AnyObject {
+@_spi(Apps) public protocol CommonHandOptions: AnyObject {
     var baseOptions: BaseOptions { get set }
     var runningMode: RunningMode { get set }
     var numHands: Int { get set }
@@ -11,5 +11,5 @@ package protocol CommonHandOptions: AnyObject {
     var inputIsMirrored: Bool { get set }
 }
 
-extension HandLandmarkerOptions: CommonHandOptions {}
-extension GestureRecognizerOptions: CommonHandOptions {}
+@_spi(Apps) extension HandLandmarkerOptions: CommonHandOptions {}
+@_spi(Apps) extension GestureRecognizerOptions: CommonHandOptions {}

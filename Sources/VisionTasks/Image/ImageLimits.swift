@@ -17,7 +17,7 @@ public enum ImageLimits {
     public static let maxPixelsPerEncodedByte = 8 * 1032
 
     /// Throws `MediaError.Reason.tooLarge` (or `.invalidArgument` for non-positive sizes).
-    package static func validate(width: Int, height: Int, source: String) throws(MediaError) {
+    @_spi(Apps) public static func validate(width: Int, height: Int, source: String) throws(MediaError) {
         guard width > 0, height > 0 else {
             throw MediaError(source: source, reason: .invalidArgument("dimensions \(width)x\(height) must be positive"))
         }

@@ -82,7 +82,7 @@ public final class MPImage: @unchecked Sendable {
     /// `orientation` on first use, then cached. When the stored pixels already are RGB8 and
     /// `.up`, they are returned as they are (no copy; rows may be padded: honour
     /// `bytesPerRow`). Throws `MPImageError.unsupportedOrientation` for mirrored orientations.
-    package func uprightRGB() throws -> PixelBuffer {
+    @_spi(Apps) public func uprightRGB() throws -> PixelBuffer {
         if orientation.isMirrored { throw MPImageError.unsupportedOrientation(orientation) }
         lock.lock()
         defer { lock.unlock() }

@@ -1,5 +1,5 @@
 import CKernels
-import LiteInterpreter
+@_spi(Apps) import LiteInterpreter
 
 /// Where a tensor came from: what is needed to map the model's outputs back to the image.
 package struct ImageToTensorTransform: Sendable, Hashable {

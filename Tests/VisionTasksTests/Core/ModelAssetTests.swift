@@ -1,7 +1,7 @@
 import Foundation
 import LiteInterpreter
 import TestSupport
-@testable import VisionTasks
+@_spi(Apps) @testable import VisionTasks
 import XCTest
 
 final class ModelAssetTests: XCTestCase {

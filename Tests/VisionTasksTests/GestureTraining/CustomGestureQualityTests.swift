@@ -2,7 +2,7 @@ import Foundation
 import LiteInterpreter
 import MediaIO
 import TestSupport
-@testable import VisionTasks
+@_spi(Apps) @testable import VisionTasks
 import XCTest
 
 /// How well a classifier trained in Swift labels hands of people it never saw, against the canned

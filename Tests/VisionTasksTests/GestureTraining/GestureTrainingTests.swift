@@ -2,7 +2,7 @@ import Foundation
 import LiteInterpreter
 import MediaIO
 import TestSupport
-@testable import VisionTasks
+@_spi(Apps) @testable import VisionTasks
 import XCTest
 
 /// Custom gestures end to end on real models: a folder of shared photos and a clip becomes a

@@ -2,7 +2,7 @@ import Foundation
 import LiteInterpreter
 import MediaIO
 import TestSupport
-@testable import VisionTasks
+@_spi(Apps) @testable import VisionTasks
 import XCTest
 
 /// MediaPipe loads the bundles VisionTasks trains: MediaPipe 1.2.2's Python GestureRecognizer on

@@ -1,6 +1,6 @@
 import Foundation
 import TestSupport
-import VisionTasks
+@_spi(Apps) import VisionTasks
 
 /// MediaPipe's pose answers as the reference files hold them (`shared/testdata/reference`).
 struct PoseReference: Decodable {
