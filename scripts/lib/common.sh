@@ -196,7 +196,7 @@ vt_ensure_schemathesis_venv() {
 vt_build() {
     # Said only before a first build (no tool built yet); later runs are no-op or incremental builds.
     if [ ! -x "$VT_ROOT/Apps/.build/release/vision-tasks" ]; then
-        vt_log "building (swift build ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
+        vt_log "building the tool, the server and the benchmark (swift build --package-path Apps ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
     fi
     vt_packages
     swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" >&2
