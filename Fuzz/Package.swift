@@ -54,8 +54,9 @@ let package = Package(
             "FuzzSupport", .product(name: "MediaIO", package: visionTasks),
             .product(name: "VisionTasks", package: visionTasks)]),
         // `--raw WIDTHxHEIGHT:FORMAT`: the spec parser and the raw frame reader of the CLI.
-        // RawFrameSpec.swift is a symbolic link to the CLI's file in Apps/Sources/VisionTasksCLI (an
-        // executable target cannot be imported from another package), so the fuzzed code is the CLI's own.
+        // RawFrameSpec.swift is a symbolic link to the CLI's file in Apps/Sources/VisionTasksCLI
+        // (an executable target cannot be imported from another package), so the fuzzed code is
+        // the CLI's own.
         .executableTarget(name: "FuzzRawFrames", dependencies: [
             "FuzzSupport", .product(name: "MediaIO", package: visionTasks),
             .product(name: "VisionTasks", package: visionTasks)]),

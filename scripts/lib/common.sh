@@ -4,17 +4,16 @@
 VT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # One set of build flags for the tool and the tests, so that `swift test` reuses the tool's build.
 VT_BUILD_FLAGS=(-c release -Xswiftc -enable-testing)
+# The two packages are the library ($VT_ROOT) and the apps ($VT_ROOT/Apps: the tool, the server,
+# the benchmark), which depends on the library by path. Each builds in its own default folder
+# (.build, Apps/.build): SwiftPM keeps one root package's checkouts in a build folder and removes
+# those another root package does not need, so the two cannot share one. The tool is
+# Apps/.build/release/vision-tasks.
 
-# The two packages: the library (the repository's root, built in .build) and the apps (Apps/: the
-# tool, the server, the benchmark, built in Apps/.build), which depends on the library by path.
-# Each keeps its own build folder: SwiftPM keeps one package's resolved checkouts in a build folder
-# and removes those another root package does not need, so the two cannot share one. The tool is
-# Apps/.build/release/vision-tasks. `swift build "${VT_APPS[@]}" ...` after vt_packages (which
-# reads VT_ROOT then).
-vt_packages() {
-    VT_LIBRARY=(--package-path "$VT_ROOT")
-    VT_APPS=(--package-path "$VT_ROOT/Apps")
-}
+# The packages (identities, as `swift package show-dependencies` names them) that a package
+# depending on the library may resolve besides the library itself: scripts/check-layering checks
+# the library's manifest against them, scripts/check-consumer what Tests/Consumer resolves.
+VT_LIBRARY_PACKAGES=(zipfoundation swift-docc-plugin swift-docc-symbolkit)
 
 vt_log() { printf '==> %s\n' "$*" >&2; }
 vt_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -198,33 +197,31 @@ vt_build() {
     if [ ! -x "$VT_ROOT/Apps/.build/release/vision-tasks" ]; then
         vt_log "building the tool, the server and the benchmark (swift build --package-path Apps ${VT_BUILD_FLAGS[*]}); the first build takes a few minutes"
     fi
-    vt_packages
-    swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" >&2
+    swift build --package-path "$VT_ROOT/Apps" "${VT_BUILD_FLAGS[@]}" >&2
 }
 
 # Builds both packages' tests (and everything they test).
 vt_build_tests() {
-    vt_packages
-    swift build "${VT_LIBRARY[@]}" "${VT_BUILD_FLAGS[@]}" --build-tests >&2
-    swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" --build-tests >&2
+    local package
+    for package in "$VT_ROOT" "$VT_ROOT/Apps"; do
+        swift build --package-path "$package" "${VT_BUILD_FLAGS[@]}" --build-tests >&2
+    done
 }
 
 # Runs `swift test` with the build flags and the given arguments in the library package, then in the
 # apps package, then, when tests were skipped (XCTest counts them as passed), says loudly how many
 # and why. Returns the first failing run's status (0 when both pass).
 vt_run_tests() {
-    local log status run_status skipped
+    local log status run_status skipped package
     log="$(mktemp)"
     status=0
-    vt_packages
     set +e
-    # XCTest only: without --disable-swift-testing the run would end on Swift Testing's "0 tests" line.
-    swift test "${VT_LIBRARY[@]}" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee "$log"
-    run_status=${PIPESTATUS[0]}
-    [ "$status" -ne 0 ] || status=$run_status
-    swift test "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee -a "$log"
-    run_status=${PIPESTATUS[0]}
-    [ "$status" -ne 0 ] || status=$run_status
+    for package in "$VT_ROOT" "$VT_ROOT/Apps"; do
+        # XCTest only: without --disable-swift-testing the run would end on Swift Testing's "0 tests" line.
+        swift test --package-path "$package" "${VT_BUILD_FLAGS[@]}" --disable-swift-testing "$@" 2>&1 | tee -a "$log"
+        run_status=${PIPESTATUS[0]}
+        [ "$status" -ne 0 ] || status=$run_status
+    done
     set -e
     skipped=$(grep -c "^Test Case '.*' skipped" "$log" || true)
     if [ "$skipped" -gt 0 ]; then
@@ -240,8 +237,7 @@ vt_run_tests() {
 VT_TOOL=""
 vt_tool() {
     if [ -z "$VT_TOOL" ]; then
-        vt_packages
-        VT_TOOL="$(swift build "${VT_APPS[@]}" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/vision-tasks"
+        VT_TOOL="$(swift build --package-path "$VT_ROOT/Apps" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/vision-tasks"
     fi
     printf '%s' "$VT_TOOL"
 }

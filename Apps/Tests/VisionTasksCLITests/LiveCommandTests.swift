@@ -20,8 +20,6 @@ final class LiveCommandTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
-    private func tool() throws -> String { try BuiltTool.path() }
-
     private func model() throws -> String { try SharedTestData.installedModel("gesture_recognizer.task").path }
 
     private func clip(_ shots: [GestureClips.Shot], _ name: String) throws -> String {
@@ -33,7 +31,7 @@ final class LiveCommandTests: XCTestCase {
     /// Starts `vision-tasks ARGUMENTS` with stdout and stderr in files.
     private func start(_ arguments: [String], name: String) throws -> ChildProcess {
         try ChildProcess(
-            executable: try tool(), arguments: arguments,
+            executable: try BuiltTool.path(), arguments: arguments,
             stdout: dir.appendingPathComponent("\(name).out").path, stderr: dir.appendingPathComponent("\(name).err").path)
     }
 
