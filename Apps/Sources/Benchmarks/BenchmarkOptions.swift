@@ -14,7 +14,7 @@ struct BenchmarkOptions {
     var profile = false
     /// With `profile`: also list every operator with its best time and multiply-add rate.
     var profileOperators = false
-    /// Sections to run (`models`, `gesture`, `hands`, `pose`, `live`, `training`, `classification`); empty = all.
+    /// Sections to run (`models`, `scaling`, `gesture`, `hands`, `pose`, `live`, `training`, `classification`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
     var taskRuns = 10
@@ -25,19 +25,24 @@ struct BenchmarkOptions {
     var details = false
     /// Frames of the clip the live section runs on.
     var liveFrames = 90
+    /// Milliseconds the scaling section waits before each timed invoke (a camera's frame
+    /// interval, during which the pool's workers go to sleep); 0 = back to back.
+    var paceMilliseconds = 0
 
-    static let sectionNames: Set<String> = ["models", "gesture", "hands", "pose", "live", "training", "classification"]
+    static let sectionNames: Set<String> = ["models", "scaling", "gesture", "hands", "pose", "live", "training", "classification"]
 
     /// Whether the section `name` runs.
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
         usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators]
-                          [--sections models,gesture,hands,pose,live,training,classification] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--live-frames N]
+                          [--sections models,scaling,gesture,hands,pose,live,training,classification] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--live-frames N]
+                          [--pace-ms N]
                           [--no-mediapipe] [--details]
 
         Prints one table: for each model, our median invoke time and LiteRT's (XNNPACK) at the same thread
-        count; for each task (gesture: image mode on the test images, hands: video mode on the test videos,
+        count (the scaling section: each model's speed-up from the first thread count to the others, their
+        runs taken in turns); for each task (gesture: image mode on the test images, hands: video mode on the test videos,
         pose: image and video mode), our median time per image or frame at each thread count and MediaPipe's
         Python Tasks API's (as it runs by default) on the same files; the ratios; and each side's peak memory.
         The live section times a camera frame's whole trip (JPEG bytes -> decode -> task -> result) at 640x480
@@ -56,13 +61,15 @@ struct BenchmarkOptions {
           --profile-operators   the same, plus every operator's best time and multiply-add rate
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON, scripts/test's venv
                       ~/.cache/vision-tasks/mediapipe-venv or python3 runs scripts/benchmarks/litert_invoke.py)
-          --sections  sections to run, of models,gesture,hands,pose,live,training,classification (default: all)
+          --sections  sections to run, of models,scaling,gesture,hands,pose,live,training,classification (default: all)
           --task-runs timed calls per image in the task sections (default 10); video frames run once
           --pose-num-poses N, --pose-masks   pose options (default 1 pose, no masks)
           --live-frames N   frames of the live section's clip (default 90)
+          --pace-ms N the scaling section waits N ms (1 to 1000) before each timed invoke, as between a
+                      camera's frames (default: back to back)
           --no-mediapipe  do not time MediaPipe's Python Tasks API (otherwise the same Python
                       runs scripts/benchmarks/mediapipe_tasks.py with mediapipe)
-          --details   also print per-file medians and the models' fastest runs
+          --details   also print per-file medians, the models' fastest runs and their speed-ups
         Run under scripts/dev/count-allocations to add heap allocations per call to the notes.
         Installed models: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models.
         """
@@ -104,6 +111,9 @@ struct BenchmarkOptions {
             case "--pose-num-poses": poseNumPoses = try positiveInts(try value(for: argument), argument)[0]
             case "--pose-masks": poseMasks = true
             case "--live-frames": liveFrames = try positiveInts(try value(for: argument), argument)[0]
+            case "--pace-ms":
+                paceMilliseconds = try positiveInts(try value(for: argument), argument)[0]
+                guard paceMilliseconds <= 1000 else { throw UsageError(description: "--pace-ms takes 1 to 1000, got \(paceMilliseconds)") }
             case "--no-mediapipe": compareWithMediaPipe = false
             case "--details": details = true
             case "--help", "-h": throw UsageError(description: BenchmarkOptions.usage)

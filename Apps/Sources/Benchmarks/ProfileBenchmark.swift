@@ -1,58 +1,106 @@
 import Foundation
 import LiteInterpreter
 
-/// Section "profile": where our `invoke()` time goes, per operator kind, for each model.
+/// Section "profile": where our `invoke()` time goes, per operator kind, for each model; with
+/// `--profile-operators`, every operator. With several thread counts, each model's interpreters
+/// (one per count) take turns in blocks of runs, as in the scaling section, so that a change in
+/// the machine's load reaches every count alike, and the operator table shows what the extra
+/// threads are worth to each operator and how much time they leave on the table.
 struct ProfileBenchmark {
     let options: BenchmarkOptions
 
+    /// Blocks of runs per thread count (fewer when there are fewer runs).
+    static let rounds = 20
+
+    /// One interpreter's timings: `seconds[run][operator]`.
+    private struct Samples {
+        var operators: [OperatorTiming] = []
+        var seconds: [[Double]] = []
+
+        /// Operator `index`'s times over all runs.
+        func column(_ index: Int) -> [Double] { seconds.map { $0[index] } }
+    }
+
     func run() throws -> String {
         var sections: [String] = []
-        for threads in options.threadCounts {
-            for file in try options.modelFiles() {
-                let interpreter = try Interpreter(model: try Model(contentsOf: file), options: .init(threadCount: threads))
+        let counts = options.threadCounts
+        let rounds = max(1, min(Self.rounds, options.runs))
+        for file in try options.modelFiles() {
+            let model = try Model(contentsOf: file)
+            let interpreters = try counts.map { try Interpreter(model: model, options: .init(threadCount: $0)) }
+            for interpreter in interpreters {
                 for _ in 0..<options.warmup { try interpreter.invoke() }
-                var totals: [String: (count: Int, seconds: Double)] = [:]
-                // The fastest run of each operator: robust against other processes on the machine.
-                var best: [Double] = []
-                var kinds: [String] = []
-                var first: [OperatorTiming] = []
-                for _ in 0..<options.runs {
-                    let timings = try interpreter.invokeProfiled()
-                    if best.isEmpty {
-                        best = timings.map(\.seconds)
-                        kinds = timings.map(\.kind)
-                        first = timings
-                    }
-                    for (i, timing) in timings.enumerated() {
-                        let entry = totals[timing.kind] ?? (0, 0)
-                        totals[timing.kind] = (entry.count + 1, entry.seconds + timing.seconds)
-                        best[i] = min(best[i], timing.seconds)
-                    }
-                }
-                var bestByKind: [String: Double] = [:]
-                for (kind, seconds) in zip(kinds, best) { bestByKind[kind, default: 0] += seconds }
-                let runs = Double(options.runs)
-                let sum = totals.values.reduce(0) { $0 + $1.seconds } / runs
-                var table = TablePrinter(headers: ["operator", "count", "mean ms", "share", "best ms"])
-                for (kind, entry) in totals.sorted(by: { $0.value.seconds > $1.value.seconds }) {
-                    let ms = entry.seconds / runs * 1000
-                    table.add([kind, "\(entry.count / options.runs)", formatMilliseconds(ms), String(format: "%.1f%%", ms / 10 / sum),
-                               formatMilliseconds((bestByKind[kind] ?? 0) * 1000)])
-                }
-                let bestTotal = best.reduce(0, +) * 1000
-                var text = "## \(file.lastPathComponent), \(threads) thread(s): mean \(formatMilliseconds(sum * 1000)) ms per invoke over \(options.runs) runs; sum of each operator's best: \(formatMilliseconds(bestTotal)) ms\n\n" + table.render()
-                if options.profileOperators {
-                    // Every operator in execution order with its best time and rate.
-                    var detail = TablePrinter(headers: ["#", "operator", "shapes", "best ms", "GMAC/s"])
-                    for (timing, seconds) in zip(first, best) {
-                        let rate = timing.multiplyAdds > 0 && seconds > 0 ? String(format: "%.1f", Double(timing.multiplyAdds) / seconds / 1e9) : ""
-                        detail.add(["\(timing.operatorIndex)", timing.kind, timing.detail, formatMilliseconds(seconds * 1000), rate])
-                    }
-                    text += "\n\n" + detail.render()
-                }
-                sections.append(text)
             }
+            var samples = [Samples](repeating: Samples(), count: counts.count)
+            for block in 0..<rounds {
+                let runs = options.runs / rounds + (block < options.runs % rounds ? 1 : 0)
+                let order = block % 2 == 0 ? Array(counts.indices) : counts.indices.reversed()
+                for index in order {
+                    // Untimed: wakes a pool whose workers went to sleep while the others ran.
+                    try interpreters[index].invoke()
+                    for _ in 0..<runs {
+                        let timings = try interpreters[index].invokeProfiled()
+                        if samples[index].operators.isEmpty { samples[index].operators = timings }
+                        samples[index].seconds.append(timings.map(\.seconds))
+                    }
+                }
+            }
+            for (index, threads) in counts.enumerated() {
+                sections.append(kindTable(file: file, threads: threads, samples: samples[index]))
+            }
+            if options.profileOperators { sections.append(operatorTable(file: file, counts: counts, samples: samples)) }
         }
         return sections.joined(separator: "\n\n")
+    }
+
+    /// Mean and summed best time per operator kind at one thread count.
+    private func kindTable(file: URL, threads: Int, samples: Samples) -> String {
+        var totals: [String: (count: Int, seconds: Double, best: Double)] = [:]
+        for (index, timing) in samples.operators.enumerated() {
+            let column = samples.column(index)
+            let entry = totals[timing.kind] ?? (0, 0, 0)
+            totals[timing.kind] = (entry.count + 1, entry.seconds + column.reduce(0, +), entry.best + (column.min() ?? 0))
+        }
+        let runs = Double(max(1, samples.seconds.count))
+        let mean = totals.values.reduce(0) { $0 + $1.seconds } / runs
+        let bestTotal = totals.values.reduce(0) { $0 + $1.best }
+        var table = TablePrinter(headers: ["operator", "count", "mean ms", "share", "best ms"])
+        for (kind, entry) in totals.sorted(by: { $0.value.seconds > $1.value.seconds }) {
+            let ms = entry.seconds / runs * 1000
+            table.add([kind, "\(entry.count)", formatMilliseconds(ms), String(format: "%.1f%%", ms / 10 / mean),
+                       formatMilliseconds(entry.best * 1000)])
+        }
+        return "## \(file.lastPathComponent), \(threads) thread(s): mean \(formatMilliseconds(mean * 1000)) ms per invoke over "
+            + "\(samples.seconds.count) runs; sum of each operator's best: \(formatMilliseconds(bestTotal * 1000)) ms\n\n" + table.render()
+    }
+
+    /// Every operator in execution order: its best and median time at each thread count and its
+    /// rate at the first; for each further count, the speed-up of the medians and the time lost
+    /// against a perfect split (median at n threads minus the first count's median x first / n).
+    private func operatorTable(file: URL, counts: [Int], samples: [Samples]) -> String {
+        var headers = ["#", "operator", "shapes", "GMAC/s (\(counts[0])T)"]
+        for threads in counts { headers += ["best ms (\(threads)T)", "median ms (\(threads)T)"] }
+        for threads in counts.dropFirst() { headers += ["speed-up (\(threads)T)", "lost µs (\(threads)T)"] }
+        var table = TablePrinter(headers: headers)
+        let base = samples[0]
+        var lostTotals = [Double](repeating: 0, count: counts.count)
+        for (index, timing) in base.operators.enumerated() {
+            let medians = samples.map { median($0.column(index)) ?? 0 }
+            let bests = samples.map { $0.column(index).min() ?? 0 }
+            let rate = timing.multiplyAdds > 0 && bests[0] > 0 ? String(format: "%.1f", Double(timing.multiplyAdds) / bests[0] / 1e9) : ""
+            var row = ["\(timing.operatorIndex)", timing.kind, timing.detail, rate]
+            for column in counts.indices { row += [formatMilliseconds(bests[column] * 1000), formatMilliseconds(medians[column] * 1000)] }
+            for column in counts.indices.dropFirst() {
+                let ideal = medians[0] * Double(counts[0]) / Double(counts[column])
+                let lost = medians[column] - ideal
+                lostTotals[column] += lost
+                row += [medians[column] > 0 ? String(format: "%.2fx", medians[0] / medians[column]) : "n/a",
+                        String(format: "%.1f", lost * 1e6)]
+            }
+            table.add(row)
+        }
+        let lost = counts.indices.dropFirst().map { "\(counts[$0]) threads \(formatMilliseconds(lostTotals[$0] * 1000)) ms" }
+        return "## \(file.lastPathComponent), every operator (\(samples[0].seconds.count) runs per thread count, in turns); "
+            + "time lost against a perfect split, summed: \(lost.isEmpty ? "n/a" : lost.joined(separator: ", "))\n\n" + table.render()
     }
 }

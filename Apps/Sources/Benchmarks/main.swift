@@ -17,6 +17,7 @@ do {
     } else {
         var sections: [SectionResult] = []
         if options.runs(section: "models") { sections.append(try ModelBenchmark(options: options).run()) }
+        if options.runs(section: "scaling") { sections.append(try ScalingBenchmark(options: options).run()) }
         for section in ["gesture", "hands", "pose"] where options.runs(section: section) {
             sections.append(try TaskBenchmark(options: options).run(section: section))
         }
