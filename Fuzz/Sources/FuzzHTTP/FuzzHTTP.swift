@@ -84,17 +84,25 @@ func wait<T: Sendable, E: Error>(_ operation: @escaping @Sendable () async throw
     let box = ResultBox<T, E>()
     let done = DispatchSemaphore(value: 0)
     Task {
-        do throws(E) {
-            let value = try await operation()
-            box.result = Result<T, E>.success(value)
-        } catch {
-            box.result = Result<T, E>.failure(error)
-        }
+        // The result is stored by a function of its own, whose frame (and its copy of the value)
+        // is gone before the signal, so that the task holds no copy of it when the input ends and
+        // libFuzzer's leak check may run. (A 65-byte Data from `VisionServer.requestBody` was
+        // once reported as leaked in a CI run; replaying that input reported no leak.)
+        await store(operation, into: box)
         done.signal()
     }
     done.wait()
     guard let result = box.result else { fatalError("the operation did not finish") }
     return result
+}
+
+/// Runs `operation` and stores what it returned or threw in `box`.
+func store<T: Sendable, E: Error>(_ operation: @Sendable () async throws(E) -> T, into box: ResultBox<T, E>) async {
+    do throws(E) {
+        box.result = Result<T, E>.success(try await operation())
+    } catch {
+        box.result = Result<T, E>.failure(error)
+    }
 }
 
 /// Servers (models read once, an image-mode instance of each task) for the two sets of limits,
