@@ -18,7 +18,7 @@ struct ModelBenchmark {
         var result = SectionResult()
         var fastest = TablePrinter(headers: ["model", "threads", "ours fastest (ms)", "LiteRT fastest (ms)", "ratio"])
         var litertAvailable = options.compareWithLiteRT
-        let rounds = max(1, min(Self.rounds, options.runs))
+        let schedule = BlockSchedule(runs: options.runs, maximumRounds: Self.rounds)
         for threads in options.threadCounts {
             for file in files {
                 var session: PythonRunner.Session?
@@ -27,7 +27,7 @@ struct ModelBenchmark {
                         let started = try PythonRunner.Session(
                             script: "scripts/benchmarks/litert_invoke.py",
                             arguments: [file.path, "--threads", "\(threads)", "--runs", "\(options.runs)", "--warmup", "\(options.warmup)",
-                                        "--rounds", "\(rounds)"])
+                                        "--rounds", "\(schedule.rounds)"])
                         session = started
                         _ = try started.nextObject() // ready: loaded and warmed up
                     } catch {
@@ -41,9 +41,9 @@ struct ModelBenchmark {
                 let interpreter = try prepared(file, threads: threads)
                 var ours: [Double] = [], theirs: [Double] = []
                 ours.reserveCapacity(options.runs)
-                for block in 0..<rounds {
-                    let runs = options.runs / rounds + (block < options.runs % rounds ? 1 : 0)
-                    let oursFirst = block % 2 == 0
+                for block in 0..<schedule.rounds {
+                    let runs = schedule.runs(inBlock: block)
+                    let oursFirst = schedule.order(of: 2, inBlock: block)[0] == 0
                     if oursFirst { try time(interpreter, runs: runs, into: &ours) }
                     if let running = session {
                         do {
@@ -80,7 +80,7 @@ struct ModelBenchmark {
         }
         result.notes.append(
             "models: median of \(options.runs) invocations after \(options.warmup) warm-up ones, on uniform random inputs, "
-                + (options.compareWithLiteRT ? "taken in \(rounds) blocks alternating with LiteRT's; " : "")
+                + (options.compareWithLiteRT ? "taken in \(schedule.rounds) blocks alternating with LiteRT's; " : "")
                 + "LiteRT with its default CPU path (XNNPACK) and num_threads as shown, one Python process per model and thread count.")
         result.details.append("## Model invoke, fastest of \(options.runs) runs (less sensitive to other load)\n\n" + fastest.render())
         return result

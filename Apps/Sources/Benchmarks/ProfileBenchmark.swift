@@ -24,7 +24,7 @@ struct ProfileBenchmark {
     func run() throws -> String {
         var sections: [String] = []
         let counts = options.threadCounts
-        let rounds = max(1, min(Self.rounds, options.runs))
+        let schedule = BlockSchedule(runs: options.runs, maximumRounds: Self.rounds)
         for file in try options.modelFiles() {
             let model = try Model(contentsOf: file)
             let interpreters = try counts.map { try Interpreter(model: model, options: .init(threadCount: $0)) }
@@ -32,10 +32,9 @@ struct ProfileBenchmark {
                 for _ in 0..<options.warmup { try interpreter.invoke() }
             }
             var samples = [Samples](repeating: Samples(), count: counts.count)
-            for block in 0..<rounds {
-                let runs = options.runs / rounds + (block < options.runs % rounds ? 1 : 0)
-                let order = block % 2 == 0 ? Array(counts.indices) : counts.indices.reversed()
-                for index in order {
+            for block in 0..<schedule.rounds {
+                let runs = schedule.runs(inBlock: block)
+                for index in schedule.order(of: counts.count, inBlock: block) {
                     // Untimed: wakes a pool whose workers went to sleep while the others ran.
                     try interpreters[index].invoke()
                     for _ in 0..<runs {
@@ -85,8 +84,9 @@ struct ProfileBenchmark {
         let base = samples[0]
         var lostTotals = [Double](repeating: 0, count: counts.count)
         for (index, timing) in base.operators.enumerated() {
-            let medians = samples.map { median($0.column(index)) ?? 0 }
-            let bests = samples.map { $0.column(index).min() ?? 0 }
+            let columns = samples.map { $0.column(index) }
+            let medians = columns.map { median($0) ?? 0 }
+            let bests = columns.map { $0.min() ?? 0 }
             let rate = timing.multiplyAdds > 0 && bests[0] > 0 ? String(format: "%.1f", Double(timing.multiplyAdds) / bests[0] / 1e9) : ""
             var row = ["\(timing.operatorIndex)", timing.kind, timing.detail, rate]
             for column in counts.indices { row += [formatMilliseconds(bests[column] * 1000), formatMilliseconds(medians[column] * 1000)] }

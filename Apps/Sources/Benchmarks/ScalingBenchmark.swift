@@ -29,22 +29,23 @@ struct ScalingBenchmark {
             result.notes.append("scaling: needs two thread counts or more (--threads 1,2), got \(counts)")
             return result
         }
-        let rounds = max(1, min(Self.rounds, options.runs))
+        let schedule = BlockSchedule(runs: options.runs, maximumRounds: Self.rounds)
+        let models = ModelBenchmark(options: options)
         var details = TablePrinter(headers: [
             "model", "threads", "median (ms)", "fastest (ms)", "speed-up: medians", "fastest", "paired blocks", "core check",
         ])
         for file in try options.modelFiles() {
-            let models = ModelBenchmark(options: options)
             let interpreters = try counts.map { try models.prepared(file, threads: $0) }
             var times = [[Double]](repeating: [], count: counts.count)
             var blockMedians = [[Double]](repeating: [], count: counts.count)
             var coreChecks = [[Double]](repeating: [], count: counts.count)
-            for block in 0..<rounds {
-                let single = CoreCheck.rate(threads: 1)
-                for index in counts.indices { coreChecks[index].append(CoreCheck.rate(threads: counts[index]) / single) }
-                let runs = options.runs / rounds + (block < options.runs % rounds ? 1 : 0)
-                let order = block % 2 == 0 ? Array(counts.indices) : counts.indices.reversed()
-                for index in order {
+            for block in 0..<schedule.rounds {
+                // One thread's rate once per block (the baseline count is usually 1 itself).
+                let rates = counts.map { CoreCheck.rate(threads: $0) }
+                let single = counts.firstIndex(of: 1).map { rates[$0] } ?? CoreCheck.rate(threads: 1)
+                for index in counts.indices { coreChecks[index].append(rates[index] / single) }
+                let runs = schedule.runs(inBlock: block)
+                for index in schedule.order(of: counts.count, inBlock: block) {
                     try interpreters[index].invoke()
                     var timings: [Double] = []
                     if options.paceMilliseconds > 0 {
@@ -74,7 +75,7 @@ struct ScalingBenchmark {
             }
         }
         result.notes.append(
-            "scaling: \(options.runs) invocations per thread count after \(options.warmup) warm-up ones, in \(rounds) blocks "
+            "scaling: \(options.runs) invocations per thread count after \(options.warmup) warm-up ones, in \(schedule.rounds) blocks "
                 + "taken in turns"
                 + (options.paceMilliseconds > 0 ? ", each invocation \(options.paceMilliseconds) ms after the last (--pace-ms)" : ", back to back")
                 + "; the table's ratio is the median time at that thread count over the median at \(baseline). "
