@@ -14,6 +14,8 @@ final class LiveSession: @unchecked Sendable {
     let library: ModelLibrary
     let limits: ServerLimits
     private let metrics: ServerMetrics
+    /// The threads each frame runs on.
+    private let threads: ThreadShare
     private let send: @Sendable (LiveOutgoing) -> Void
     let queue = DispatchQueue(label: "vision-tasks.live-session")
 
@@ -42,11 +44,12 @@ final class LiveSession: @unchecked Sendable {
     /// Builds the session's task (errors: the task's `TasksError`).
     init(
         settings: TaskSettings, library: ModelLibrary, limits: ServerLimits, metrics: ServerMetrics,
-        send: @escaping @Sendable (LiveOutgoing) -> Void
+        threads: ThreadShare, send: @escaping @Sendable (LiveOutgoing) -> Void
     ) throws {
         self.library = library
         self.limits = limits
         self.metrics = metrics
+        self.threads = threads
         self.send = send
         teacher = GestureTeacher(limits: limits, embedder: library.teachEmbedder)
         engine = try library.makeEngine(settings, mode: .video)
@@ -174,6 +177,7 @@ final class LiveSession: @unchecked Sendable {
     private func process(_ frame: LiveFrame) {
         let (engine, dropped, workout) = lock.withLock { (self.engine, self.dropped, self.workout) }
         let started = DispatchTime.now().uptimeNanoseconds
+        engine.useThreads(threads.threadsPerFrame)
         do throws(ServerError) {
             let (image, output) = try Self.run(frame, on: engine, limits: limits)
             let classifications = output.pose.flatMap { workout?.process($0, imageWidth: image.width, imageHeight: image.height) }

@@ -32,6 +32,12 @@ public struct ServerConfiguration: Sendable {
     public var drainDuration: Duration = .seconds(10)
     /// Threads each task instance runs its models on (default: one per active core).
     public var threadsPerTask = BaseOptions.defaultNumThreads
+    /// Whether live sessions and HTTP requests share `threadsPerTask` (default true): a frame
+    /// runs on `threadsPerTask` divided by the live sessions open and the requests in progress,
+    /// at least one thread. A lone session then gets every core, and several sessions one thread
+    /// each, which serves more frames than each splitting its frames over the cores. False:
+    /// every frame runs on `threadsPerTask` threads.
+    public var sharesThreads = true
     /// The model bundles.
     public var models: ServerModels
     /// The name of this replica (default: the machine's host name), sent as the

@@ -1,5 +1,5 @@
 import TaskRunner
-import VisionTasks
+@_spi(Apps) import VisionTasks
 
 /// One task instance with the settings it was made with: runs a frame and gives the result in
 /// the CLI's JSON form. Not for concurrent use: a live session owns one, HTTP requests borrow
@@ -21,6 +21,15 @@ final class TaskEngine: @unchecked Sendable {
         self.mode = mode
         self.instance = instance
         self.events = events
+    }
+
+    /// Runs the next frames on `count` threads (1 ... the threads it was made with; clamped).
+    func useThreads(_ count: Int) {
+        switch instance {
+        case .gesture(let recognizer): recognizer.activeThreadCount = count
+        case .hands(let landmarker): landmarker.activeThreadCount = count
+        case .pose(let landmarker): landmarker.activeThreadCount = count
+        }
     }
 
     /// Runs `image` (in video mode at `timestampInMilliseconds`, which must increase from call

@@ -68,7 +68,7 @@ extension VisionServer {
             do {
                 session = try LiveSession(
                     settings: settings, library: library, limits: configuration.limits, metrics: metrics,
-                    send: { continuation.yield($0) })
+                    threads: threads, send: { continuation.yield($0) })
             } catch {
                 throw ServerError(code: .taskFailed, message: "the task cannot be created: \(error)")
             }

@@ -39,6 +39,8 @@ public struct VisionServer: Sendable {
     let sessions: SessionCounter
     /// HTTP task requests in progress (`ServerLimits.maxPendingRequests`).
     let pendingRequests: SessionCounter
+    /// The threads each frame runs on.
+    let threads: ThreadShare
     let gate: RequestGate
     let page: StaticPage
     /// `GET /openapi.json`'s bytes, read from the resources once.
@@ -69,6 +71,9 @@ public struct VisionServer: Sendable {
         }
         sessions = SessionCounter(limit: configuration.maxSessions)
         pendingRequests = SessionCounter(limit: configuration.limits.maxPendingRequests)
+        threads = ThreadShare(
+            threadsPerTask: configuration.threadsPerTask, sharing: configuration.sharesThreads,
+            sessions: sessions, requests: pendingRequests)
         gate = RequestGate(limit: ProcessInfo.processInfo.activeProcessorCount)
         page = try StaticPage()
         openAPIDocument = try StaticPage.openAPIDocument()
@@ -315,7 +320,10 @@ public struct VisionServer: Sendable {
         let image = try FrameDecoder.decode(bytes, limits: configuration.limits)
         let output: TaskOutput
         do {
-            output = try pool.withEngine(settings) { try $0.process(image, timestampInMilliseconds: 0) }
+            output = try pool.withEngine(settings) { [threads] engine in
+                engine.useThreads(threads.threadsPerFrame)
+                return try engine.process(image, timestampInMilliseconds: 0)
+            }
         } catch {
             throw ServerError(code: .taskFailed, message: "\(error)")
         }

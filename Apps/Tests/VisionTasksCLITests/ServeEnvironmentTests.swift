@@ -41,6 +41,14 @@ final class ServeEnvironmentTests: XCTestCase {
         XCTAssertEqual(origins.allowedOrigins, ["https://c.example"])
     }
 
+    func testThreadsAreSharedUnlessFixed() throws {
+        XCTAssertFalse(try ServeCommand.parse([]).fixedThreads, "sessions share the threads by default")
+        XCTAssertTrue(try ServeCommand.parse(["--fixed-threads"]).fixedThreads)
+        let fixed = try ServeEnvironment.arguments([], environment: ["VISION_TASKS_FIXED_THREADS": "yes", "VISION_TASKS_THREADS": "2"])
+        XCTAssertEqual(Set(fixed), ["--fixed-threads", "--threads=2"])
+        XCTAssertEqual(try ServeEnvironment.arguments([], environment: ["VISION_TASKS_FIXED_THREADS": "0"]), [])
+    }
+
     func testABadValueNamesItsVariable() {
         for (variable, value) in [
             ("VISION_TASKS_PORT", "http"), ("VISION_TASKS_PORT", "70000"), ("VISION_TASKS_MAX_SESSIONS", "0"),

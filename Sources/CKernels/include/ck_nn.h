@@ -34,8 +34,25 @@ ck_threadpool *ck_threadpool_create(int thread_count);
 /// Stops and joins the workers and frees the pool. NULL is ignored.
 void ck_threadpool_destroy(ck_threadpool *pool);
 
-/// The number of threads that work on a parallel_for (1 for NULL).
+/// The number of threads that work on a parallel_for (1 for NULL): the active count.
 int ck_threadpool_thread_count(const ck_threadpool *pool);
+
+/// Sets how many of the pool's threads (the caller included) work on the parallel_for calls
+/// that start after it, clamped to 1 ... the count it was created with (the default); the
+/// others stay idle. Results do not depend on it. May be called from any thread; a call
+/// already running keeps the count it started with. NULL is ignored.
+void ck_threadpool_set_active(ck_threadpool *pool, int active);
+
+/// Starts (on != 0) or stops adding up, per thread, the time spent running pieces of jobs, and
+/// the caller's time from the start to the end of each job run on more than one thread (for
+/// profiling: two clock reads per piece while on). Counts start at zero with the pool and are
+/// never reset. Call it between jobs. NULL is ignored.
+void ck_threadpool_measure(ck_threadpool *pool, int on);
+
+/// The times added up so far, in nanoseconds: the jobs' into `*jobs_ns`, each thread's (slot
+/// 0: the caller, i: worker i) into `busy_ns[0 ... capacity - 1]`. Returns the pool's thread
+/// count (0 for NULL). Call it between jobs.
+int ck_threadpool_busy_time(const ck_threadpool *pool, uint64_t *jobs_ns, uint64_t *busy_ns, int capacity);
 
 /// A piece of work over the index range [begin, end).
 typedef void (*ck_range_fn)(void *context, size_t begin, size_t end);

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(CK_HAVE_X86)
 #define CK_PAUSE() _mm_pause()
@@ -53,6 +54,17 @@ static inline int ck_wait_step(int *iteration) {
 /// worker i (1 ... threads - 1) of the pool it belongs to.
 static _Thread_local int tls_slot = 0;
 
+/// A thread's time in pieces of jobs (ck_threadpool_measure), alone on its cache line.
+typedef struct ck_busy {
+    _Alignas(CK_CACHE_LINE) _Atomic uint64_t nanoseconds;
+} ck_busy;
+
+static uint64_t monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 int ck_thread_slot(void) { return tls_slot; }
 
 typedef struct worker_start {
@@ -69,6 +81,9 @@ typedef struct ck_job {
     size_t count;
     /// Indices per unit (1 unless count does not fit the claim word) and the number of units.
     size_t grain, units;
+    /// The threads that take part (slots 0 ... active - 1); read by workers as they join, like
+    /// caller_cpu (relaxed).
+    atomic_int active;
     /// Units [head, tail) are unclaimed. The calling thread claims from the head and workers
     /// from the tail, so each thread keeps working on the same part of every operator's output
     /// (its data stays in that core's caches) while the two ends meet wherever the work
@@ -86,6 +101,8 @@ struct ck_threadpool {
     /// Units completed; the thread that completes the last wakes the caller if it sleeps.
     _Alignas(CK_CACHE_LINE) atomic_size_t completed;
     _Alignas(CK_CACHE_LINE) int threads;
+    /// Threads that take part in the next job (ck_threadpool_set_active).
+    atomic_int active;
     int started;
     pthread_t *workers;
     worker_start *starts;
@@ -97,6 +114,10 @@ struct ck_threadpool {
     /// `done`: while nobody sleeps, starting and finishing a job touch no mutex.
     atomic_int sleepers;
     atomic_int caller_sleeps;
+    /// Profiling (ck_threadpool_measure): whether on; each thread's time in pieces (`threads`
+    /// entries), then the caller's time in jobs.
+    atomic_int measuring;
+    ck_busy *busy;
 #if defined(__linux__)
     /// The CPUs the pool's threads may run on (read when the pool is made).
     cpu_set_t allowed;
@@ -152,7 +173,7 @@ static void move_off_caller_cpu(ck_threadpool *p, int caller) {
 /// Claims and runs pieces of job `generation` until none are left, from the head (the caller)
 /// or from the tail (workers).
 static void run_units(ck_threadpool *p, uint64_t generation, int from_tail) {
-    const size_t share = 2 * (size_t)p->threads;
+    const size_t share = 2 * (size_t)atomic_load_explicit(&p->job.active, memory_order_relaxed);
     for (;;) {
         uint64_t current = atomic_load_explicit(&p->job.claim, memory_order_acquire);
         if ((current >> (2 * CK_CLAIM_BITS)) != generation) return;
@@ -176,7 +197,12 @@ static void run_units(ck_threadpool *p, uint64_t generation, int from_tail) {
         // The claimed units are not complete, so the job's fields are stable until they are.
         const size_t units = p->job.units, grain = p->job.grain, count = p->job.count;
         const size_t begin = first * grain, end = CK_MIN(count, (first + take) * grain);
+        const int measuring = atomic_load_explicit(&p->measuring, memory_order_relaxed);
+        const uint64_t started = measuring ? monotonic_ns() : 0;
         p->job.fn(p->job.context, begin, end);
+        if (measuring && tls_slot < p->threads) {
+            atomic_fetch_add_explicit(&p->busy[tls_slot].nanoseconds, monotonic_ns() - started, memory_order_relaxed);
+        }
         size_t finished = atomic_fetch_add(&p->completed, take) + take;
         if (finished == units && atomic_load(&p->caller_sleeps)) {
             pthread_mutex_lock(&p->mutex);
@@ -217,6 +243,9 @@ static void *worker_main(void *arg) {
         }
         if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
         seen = g;
+        // A worker beyond the active count sits the job out (a late worker may read the next
+        // job's count: either way the caller's claims cover every unit).
+        if (start->slot >= atomic_load_explicit(&p->job.active, memory_order_relaxed)) continue;
         move_off_caller_cpu(p, atomic_load_explicit(&p->job.caller_cpu, memory_order_relaxed));
         run_units(p, claim_tag(g), 1);
     }
@@ -229,6 +258,7 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
     if (p == NULL) return NULL;
     memset(p, 0, size);
     p->threads = thread_count;
+    atomic_init(&p->active, thread_count);
     pthread_mutex_init(&p->mutex, NULL);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
@@ -236,9 +266,17 @@ ck_threadpool *ck_threadpool_create(int thread_count) {
     atomic_init(&p->sleepers, 0);
     atomic_init(&p->caller_sleeps, 0);
     atomic_init(&p->completed, 0);
+    atomic_init(&p->measuring, 0);
+    p->busy = (ck_busy *)aligned_alloc(CK_CACHE_LINE, sizeof(ck_busy) * ((size_t)thread_count + 1));
+    if (p->busy == NULL) {
+        ck_threadpool_destroy(p);
+        return NULL;
+    }
+    for (int i = 0; i <= thread_count; i++) atomic_init(&p->busy[i].nanoseconds, 0);
     atomic_init(&p->job.claim, 0);
     atomic_init(&p->job.generation, 0);
     atomic_init(&p->job.caller_cpu, -1);
+    atomic_init(&p->job.active, thread_count);
 #if defined(__linux__)
     CPU_ZERO(&p->allowed);
     if (sched_getaffinity(0, sizeof p->allowed, &p->allowed) == 0) p->allowed_count = CPU_COUNT(&p->allowed);
@@ -272,17 +310,37 @@ void ck_threadpool_destroy(ck_threadpool *p) {
     for (int i = 0; i < p->started; i++) pthread_join(p->workers[i], NULL);
     free(p->workers);
     free(p->starts);
+    free(p->busy);
     pthread_mutex_destroy(&p->mutex);
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
     free(p);
 }
 
-int ck_threadpool_thread_count(const ck_threadpool *p) { return p == NULL ? 1 : p->threads; }
+int ck_threadpool_thread_count(const ck_threadpool *p) {
+    return p == NULL ? 1 : atomic_load_explicit(&p->active, memory_order_relaxed);
+}
+
+void ck_threadpool_set_active(ck_threadpool *p, int active) {
+    if (p == NULL) return;
+    atomic_store_explicit(&p->active, CK_MAX(1, CK_MIN(active, p->threads)), memory_order_relaxed);
+}
+
+void ck_threadpool_measure(ck_threadpool *p, int on) {
+    if (p != NULL) atomic_store(&p->measuring, on != 0);
+}
+
+int ck_threadpool_busy_time(const ck_threadpool *p, uint64_t *jobs_ns, uint64_t *busy_ns, int capacity) {
+    if (p == NULL) return 0;
+    if (jobs_ns != NULL) *jobs_ns = atomic_load(&p->busy[p->threads].nanoseconds);
+    for (int i = 0; busy_ns != NULL && i < capacity && i < p->threads; i++) busy_ns[i] = atomic_load(&p->busy[i].nanoseconds);
+    return p->threads;
+}
 
 void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *context) {
     if (count == 0) return;
-    if (p == NULL || p->threads <= 1 || count == 1) {
+    const int active = p == NULL ? 1 : atomic_load_explicit(&p->active, memory_order_relaxed);
+    if (active <= 1 || count == 1) {
         fn(context, 0, count);
         return;
     }
@@ -293,6 +351,8 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
     p->job.count = count;
     p->job.grain = grain;
     p->job.units = units;
+    atomic_store_explicit(&p->job.active, active, memory_order_relaxed);
+    const uint64_t started = atomic_load_explicit(&p->measuring, memory_order_relaxed) ? monotonic_ns() : 0;
     const int caller_cpu = current_cpu();
     atomic_store_explicit(&p->job.caller_cpu, caller_cpu, memory_order_relaxed);
     atomic_store_explicit(&p->completed, 0, memory_order_relaxed);
@@ -323,4 +383,5 @@ void ck_parallel_for(ck_threadpool *p, size_t count, ck_range_fn fn, void *conte
         pthread_mutex_unlock(&p->mutex);
         break;
     }
+    if (started != 0) atomic_fetch_add_explicit(&p->busy[p->threads].nanoseconds, monotonic_ns() - started, memory_order_relaxed);
 }

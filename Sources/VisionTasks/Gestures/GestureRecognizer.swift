@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 
 /// Recognises hand gestures in images, video frames or a live stream, as MediaPipe's
 /// `GestureRecognizer` (`MPPGestureRecognizer`): per hand, the gesture (canned: None,
@@ -36,6 +37,7 @@ public final class GestureRecognizer: @unchecked Sendable {
 
     private let runner: VisionTaskRunner<MPImage, GestureRecognizerResult>
     private let relay: LiveStreamDelegateRelay<GestureRecognizer, GestureRecognizerResult>
+    private let workerPool: WorkerPool
 
     /// A recognizer in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -66,6 +68,7 @@ public final class GestureRecognizer: @unchecked Sendable {
         let gestureGraph = try HandGestureRecognizerGraph(
             asset: setup.asset, cannedOptions: canned, customOptions: custom)
         runningMode = options.runningMode
+        workerPool = handGraph.pool
         relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, recognizer, result in
             delegate.gestureRecognizer(
                 recognizer, didFinishRecognition: result.value,
@@ -152,5 +155,15 @@ public final class GestureRecognizer: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
+    }
+
+    // MARK: - Sharing the cores
+
+    /// Threads the models run on from the next call on: 1 ... `baseOptions.numThreads`
+    /// (clamped), all of them at first. Not in MediaPipe: a server lowers it while other
+    /// sessions share the cores, without making the task again. Results do not depend on it.
+    @_spi(Apps) public var activeThreadCount: Int {
+        get { workerPool.activeThreadCount }
+        set { workerPool.activeThreadCount = newValue }
     }
 }

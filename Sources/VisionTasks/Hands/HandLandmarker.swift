@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 
 /// Finds hands in images, video frames or a live stream, as MediaPipe's `HandLandmarker`
 /// (`MPPHandLandmarker`): 21 landmarks per hand in image and world coordinates, and whether
@@ -51,6 +52,7 @@ public final class HandLandmarker: @unchecked Sendable {
 
     private let runner: VisionTaskRunner<MPImage, HandLandmarkerResult>
     private let relay: LiveStreamDelegateRelay<HandLandmarker, HandLandmarkerResult>
+    private let workerPool: WorkerPool
 
     /// A landmarker in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -73,6 +75,7 @@ public final class HandLandmarker: @unchecked Sendable {
         let graph = try HandLandmarkerGraph(
             asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
         runningMode = options.runningMode
+        workerPool = graph.pool
         relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, landmarker, result in
             delegate.handLandmarker(
                 landmarker, didFinishDetection: result.value,
@@ -151,5 +154,15 @@ public final class HandLandmarker: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
+    }
+
+    // MARK: - Sharing the cores
+
+    /// Threads the models run on from the next call on: 1 ... `baseOptions.numThreads`
+    /// (clamped), all of them at first. Not in MediaPipe: a server lowers it while other
+    /// sessions share the cores, without making the task again. Results do not depend on it.
+    @_spi(Apps) public var activeThreadCount: Int {
+        get { workerPool.activeThreadCount }
+        set { workerPool.activeThreadCount = newValue }
     }
 }

@@ -41,6 +41,8 @@ final class HandLandmarkerGraph {
     static let landmarksMember = "hand_landmarks_detector.tflite"
 
     let configuration: Configuration
+    /// The threads both models run on.
+    let pool: WorkerPool
     private let palmDetector: SSDDetector
     private let landmarksDetector: HandLandmarksDetector
     private var tracker: RegionTracker
@@ -53,6 +55,7 @@ final class HandLandmarkerGraph {
         let landmarksModel = try asset.model(named: Self.landmarksMember)
         self.configuration = configuration
         let pool = try WorkerPool.forTask(threadCount: threadCount)
+        self.pool = pool
         palmDetector = try SSDDetector(
             model: detectorModel,
             configuration: .palmDetection(minScore: configuration.minHandDetectionConfidence),

@@ -1,4 +1,5 @@
 import Foundation
+import LiteInterpreter
 
 /// Finds people's body landmarks in images, video frames or a live stream, as MediaPipe's
 /// `PoseLandmarker` (`MPPPoseLandmarker`): 33 landmarks per pose in image and world
@@ -41,6 +42,7 @@ public final class PoseLandmarker: @unchecked Sendable {
 
     private let runner: VisionTaskRunner<MPImage, PoseLandmarkerResult>
     private let relay: LiveStreamDelegateRelay<PoseLandmarker, PoseLandmarkerResult>
+    private let workerPool: WorkerPool
 
     /// A landmarker in image mode with default options for the model at `modelPath`.
     public convenience init(modelPath: String) throws {
@@ -63,6 +65,7 @@ public final class PoseLandmarker: @unchecked Sendable {
         let graph = try PoseLandmarkerGraph(
             asset: setup.asset, configuration: configuration, threadCount: setup.threadCount)
         runningMode = options.runningMode
+        workerPool = graph.pool
         relay = LiveStreamDelegateRelay(delegate: delegate) { delegate, landmarker, result in
             delegate.poseLandmarker(
                 landmarker, didFinishDetection: result.value,
@@ -132,5 +135,15 @@ public final class PoseLandmarker: @unchecked Sendable {
     /// delivered. Do not call it from the delegate.
     public func waitUntilIdle() {
         runner.waitUntilIdle()
+    }
+
+    // MARK: - Sharing the cores
+
+    /// Threads the models run on from the next call on: 1 ... `baseOptions.numThreads`
+    /// (clamped), all of them at first. Not in MediaPipe: a server lowers it while other
+    /// sessions share the cores, without making the task again. Results do not depend on it.
+    @_spi(Apps) public var activeThreadCount: Int {
+        get { workerPool.activeThreadCount }
+        set { workerPool.activeThreadCount = newValue }
     }
 }

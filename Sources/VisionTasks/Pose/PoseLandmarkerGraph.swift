@@ -33,6 +33,8 @@ final class PoseLandmarkerGraph {
     static let landmarksMember = "pose_landmarks_detector.tflite"
 
     let configuration: Configuration
+    /// The threads both models run on.
+    let pool: WorkerPool
     private let detector: SSDDetector
     private let landmarksDetector: PoseLandmarksDetector
     private var tracker: RegionTracker
@@ -45,6 +47,7 @@ final class PoseLandmarkerGraph {
         let landmarksModel = try asset.model(named: Self.landmarksMember)
         self.configuration = configuration
         let pool = try WorkerPool.forTask(threadCount: threadCount)
+        self.pool = pool
         detector = try SSDDetector(
             model: detectorModel,
             configuration: .poseDetection(minScore: configuration.minPoseDetectionConfidence),

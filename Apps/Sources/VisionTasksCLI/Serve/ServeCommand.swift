@@ -97,8 +97,13 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "name"))
     var instance: String?
 
-    @Option(parsing: .unconditional, help: "Threads each task instance runs on; the default is one per active core.")
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Threads each task instance runs on at most; the default is one per active core. A frame gets them divided by the live sessions open and HTTP requests in progress (at least one) unless --fixed-threads is given."))
     var threads = BaseOptions.defaultNumThreads
+
+    @Flag(help: ArgumentHelp(
+        "Run every frame on --threads threads, however many sessions are open (by default sessions share them: a lone session gets them all, several get one each)."))
+    var fixedThreads = false
 
     @Option(help: ArgumentHelp("The model folder (default: $VISION_TASKS_MODELS or ~/.cache/vision-tasks/models).", valueName: "dir"))
     var models: String?
@@ -127,13 +132,13 @@ struct ServeCommand: AsyncParsableCommand {
     /// `VISION_TASKS_*` variables (a test checks them against the help).
     static let optionNames = [
         "host", "port", "max-sessions", "max-image-bytes", "max-image-pixels", "max-pending-requests", "max-connections",
-        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "instance", "threads", "models",
+        "header-timeout", "idle-timeout", "session-idle-timeout", "drain-seconds", "allowed-origin", "instance", "threads", "fixed-threads", "models",
         "log-format", "log-level", "tls-cert", "tls-key", "tls-self-signed",
     ]
 
     /// The options above that are flags: their variable is 1, true or yes to set them (0, false
     /// or no leaves them unset).
-    static let flagNames: Set<String> = ["tls-self-signed"]
+    static let flagNames: Set<String> = ["tls-self-signed", "fixed-threads"]
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
@@ -189,6 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits.maxImagePixels = maxImagePixels
         configuration.limits.maxPendingRequests = maxPendingRequests
         configuration.threadsPerTask = threads
+        configuration.sharesThreads = !fixedThreads
         // As servers do (Go's runtime, nginx's worker_rlimit_nofile): the file-descriptor limit up
         // to what the system allows, so that the default connection cap is not the soft 1024's.
         ServerLimits.raiseDescriptorLimit()
