@@ -57,7 +57,8 @@ struct BenchmarkOptions {
           --models    model files: names in the installed models folder or paths (default: every installed .tflite)
           --runs      timed invocations per model (default 50); the median is reported
           --warmup    untimed invocations first (default 5)
-          --profile   print our time per operator kind for each model instead of the comparison
+          --profile   print our time per operator kind for each model instead of the comparison; at 2+ threads
+                      also how long each thread was at work in the operators split over threads
           --profile-operators   the same, plus every operator's best time and multiply-add rate
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON, scripts/test's venv
                       ~/.cache/vision-tasks/mediapipe-venv or python3 runs scripts/benchmarks/litert_invoke.py)

@@ -1,5 +1,5 @@
 import Foundation
-import LiteInterpreter
+@_spi(Apps) import LiteInterpreter
 
 /// Section "profile": where our `invoke()` time goes, per operator kind, for each model; with
 /// `--profile-operators`, every operator. With several thread counts, each model's interpreters
@@ -19,6 +19,9 @@ struct ProfileBenchmark {
 
         /// Operator `index`'s times over all runs.
         func column(_ index: Int) -> [Double] { seconds.map { $0[index] } }
+
+        /// The mean time per invoke, in seconds (the operators' times summed).
+        var meanInvoke: Double { seconds.reduce(0) { $0 + $1.reduce(0, +) } / Double(max(1, seconds.count)) }
     }
 
     func run() throws -> String {
@@ -37,15 +40,22 @@ struct ProfileBenchmark {
                 for index in schedule.order(of: counts.count, inBlock: block) {
                     // Untimed: wakes a pool whose workers went to sleep while the others ran.
                     try interpreters[index].invoke()
+                    interpreters[index].measureBusyTime(true)
                     for _ in 0..<runs {
                         let timings = try interpreters[index].invokeProfiled()
                         if samples[index].operators.isEmpty { samples[index].operators = timings }
                         samples[index].seconds.append(timings.map(\.seconds))
                     }
+                    interpreters[index].measureBusyTime(false)
                 }
             }
+            let oneThreadMean = counts.firstIndex(of: 1).map { samples[$0].meanInvoke }
             for (index, threads) in counts.enumerated() {
-                sections.append(kindTable(file: file, threads: threads, samples: samples[index]))
+                var table = kindTable(file: file, threads: threads, samples: samples[index])
+                if let work = threadWork(interpreters[index], samples: samples[index], oneThreadMean: oneThreadMean) {
+                    table += "\n\n" + work
+                }
+                sections.append(table)
             }
             if options.profileOperators { sections.append(operatorTable(file: file, counts: counts, samples: samples)) }
         }
@@ -71,6 +81,28 @@ struct ProfileBenchmark {
         }
         return "## \(file.lastPathComponent), \(threads) thread(s): mean \(formatMilliseconds(mean * 1000)) ms per invoke over "
             + "\(samples.seconds.count) runs; sum of each operator's best: \(formatMilliseconds(bestTotal * 1000)) ms\n\n" + table.render()
+    }
+
+    /// Whether the threads idle or work slower: per invoke, the time in operators split over
+    /// threads, each thread's time at work in them, and (with a 1-thread count) their sum against
+    /// what one thread takes for the same operators, estimated as the 1-thread mean less the time
+    /// outside split operators. Nil for one thread.
+    private func threadWork(_ interpreter: Interpreter, samples: Samples, oneThreadMean: Double?) -> String? {
+        let (jobs, threads) = interpreter.busyTime()
+        guard threads.count > 1, jobs > 0, !samples.seconds.isEmpty else { return nil }
+        let runs = Double(samples.seconds.count), mean = samples.meanInvoke
+        let perInvoke = jobs / runs, busy = threads.map { $0 / runs }
+        let shares = busy.map { "\(formatMilliseconds($0 * 1000)) ms (" + String(format: "%.0f%%", $0 / perInvoke * 100) + ")" }
+        var line = "Threads at work, per invoke: operators split over threads take \(formatMilliseconds(perInvoke * 1000)) ms of "
+            + "\(formatMilliseconds(mean * 1000)); in them the caller worked \(shares[0]), the worker\(busy.count > 2 ? "s" : "") "
+            + shares.dropFirst().joined(separator: ", ") + " (share of that time)"
+        if let oneThreadMean, oneThreadMean - (mean - perInvoke) > 0 {
+            let oneThread = oneThreadMean - (mean - perInvoke)
+            let together = busy.reduce(0, +)
+            line += "; together \(formatMilliseconds(together * 1000)) ms, " + String(format: "%.2fx", together / oneThread)
+                + " what one thread takes for them (about \(formatMilliseconds(oneThread * 1000)) ms: the 1-thread mean less the time outside them)"
+        }
+        return line + "."
     }
 
     /// Every operator in execution order: its best and median time at each thread count and its

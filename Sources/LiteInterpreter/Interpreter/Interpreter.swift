@@ -157,6 +157,20 @@ public final class Interpreter {
         }
     }
 
+    /// Profiling the threads: starts (or stops) adding up, per thread, the time spent in its
+    /// pieces of operators, and the caller's time in operators split over threads (two clock
+    /// reads per piece while on). Set it between invocations.
+    @_spi(Apps) public func measureBusyTime(_ on: Bool) {
+        pool.measureBusyTime(on)
+    }
+
+    /// The times added up while measuring (`measureBusyTime`), in seconds: `jobs`, the caller's
+    /// time in operators split over threads; `threads`, each thread's time at work in them (the
+    /// calling thread first). Empty for one thread. Shared by the interpreters of one pool.
+    @_spi(Apps) public func busyTime() -> (jobs: Double, threads: [Double]) {
+        pool.busyTime()
+    }
+
     /// The values of any planned tensor (meaningful for all tensors only when the interpreter
     /// preserves all tensors), or nil for tensors that are not in the plan.
     func tensorValues(_ tensor: Int) -> [Float]? {
