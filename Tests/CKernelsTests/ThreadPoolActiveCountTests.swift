@@ -25,24 +25,9 @@ final class ThreadPoolActiveCountTests: XCTestCase {
         for active: Int32 in [1, 2, 1, 3] {
             ck_threadpool_set_active(pool, active)
             for job in 0..<4 {
-                var hits = [Int32](repeating: 0, count: 48)
-                var threads = [pthread_t](repeating: pthread_t(), count: 48)
-                hits.withUnsafeMutableBufferPointer { buffer in
-                    threads.withUnsafeMutableBufferPointer { ids in
-                        var context = (buffer.baseAddress, ids.baseAddress)
-                        withUnsafeMutablePointer(to: &context) { pointer in
-                            ck_parallel_for(pool, 48, { raw, begin, end in
-                                guard let c = raw?.assumingMemoryBound(to: (UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<pthread_t>?).self),
-                                      let p = c.pointee.0, let t = c.pointee.1 else { return }
-                                for i in begin..<end {
-                                    usleep(200) // long enough for awake workers to join
-                                    p[i] += 1
-                                    t[i] = pthread_self()
-                                }
-                            }, pointer)
-                        }
-                    }
-                }
+                // Long enough for awake workers to join.
+                let recorded = RecordedJob.run(on: pool, count: 48, microsecondsPerIndex: 200)
+                let hits = recorded.hits, threads = recorded.threads
                 XCTAssertEqual(hits, [Int32](repeating: 1, count: 48), "active \(active), job \(job): every index once")
                 let distinct = Set(threads)
                 XCTAssertLessThanOrEqual(distinct.count, Int(active), "active \(active), job \(job)")

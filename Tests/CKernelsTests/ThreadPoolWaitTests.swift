@@ -26,26 +26,10 @@ final class ThreadPoolWaitTests: XCTestCase {
             for job in 0..<12 {
                 // Long enough for the workers to pass their spinning and yielding and block.
                 usleep(30_000)
-                var hits = [Int32](repeating: 0, count: 48)
-                var threads = [pthread_t](repeating: pthread_t(), count: 48)
-                hits.withUnsafeMutableBufferPointer { buffer in
-                    threads.withUnsafeMutableBufferPointer { ids in
-                        var context = (buffer.baseAddress, ids.baseAddress)
-                        withUnsafeMutablePointer(to: &context) { pointer in
-                            ck_parallel_for(pool, 48, { raw, begin, end in
-                                guard let c = raw?.assumingMemoryBound(to: (UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<pthread_t>?).self),
-                                      let p = c.pointee.0, let t = c.pointee.1 else { return }
-                                for i in begin..<end {
-                                    // Slow enough (about 50 ms per job) that a woken worker
-                                    // joins long before the caller could finish alone.
-                                    usleep(1_000)
-                                    p[i] += 1
-                                    t[i] = pthread_self()
-                                }
-                            }, pointer)
-                        }
-                    }
-                }
+                // Slow enough (about 50 ms per job) that a woken worker joins long before the
+                // caller could finish alone.
+                let recorded = RecordedJob.run(on: pool, count: 48, microsecondsPerIndex: 1_000)
+                let hits = recorded.hits, threads = recorded.threads
                 if hits.contains(where: { $0 != 1 }) { failures.add("job \(job)") }
                 if Set(threads).count > 1 { sharedJobs.add("job \(job)") }
             }

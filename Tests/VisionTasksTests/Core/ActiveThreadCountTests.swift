@@ -11,13 +11,25 @@ final class ActiveThreadCountTests: XCTestCase {
         try MPImage(contentsOf: SharedTestData.file("media/\(name)"))
     }
 
-    /// Sets `count` through `set`, checks what `get` reports, and returns `run`'s result.
-    private func result<R>(
-        at count: Int, expecting reported: Int, set: (Int) -> Void, get: () -> Int, run: () throws -> R
-    ) rethrows -> R {
-        set(count)
-        XCTAssertEqual(get(), reported, "active threads after setting \(count)")
-        return try run()
+    /// Runs `run` at each active count of `counts` (asked, then reported) and checks that every
+    /// result equals the first; returns the first.
+    @discardableResult
+    private func assertSameResults<R: Equatable>(
+        _ counts: [(asked: Int, reported: Int)], set: (Int) -> Void, get: () -> Int, run: () throws -> R,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> R? {
+        var first: R?
+        for (asked, reported) in counts {
+            set(asked)
+            XCTAssertEqual(get(), reported, "active threads after asking for \(asked)", file: file, line: line)
+            let result = try run()
+            if let first {
+                XCTAssertEqual(result, first, "\(asked) active threads", file: file, line: line)
+            } else {
+                first = result
+            }
+        }
+        return first
     }
 
     func testGestureRecognizerResultsDoNotDependOnTheActiveThreads() throws {
@@ -28,40 +40,32 @@ final class ActiveThreadCountTests: XCTestCase {
         let recognizer = try GestureRecognizer(options: options)
         XCTAssertEqual(recognizer.activeThreadCount, 2, "all threads at first")
         let picture = try image("hands_two_open_palm_and_hanging.jpg")
-        let set = { recognizer.activeThreadCount = $0 }, get = { recognizer.activeThreadCount }
-        let all = try result(at: 2, expecting: 2, set: set, get: get) { try recognizer.recognize(image: picture) }
-        XCTAssertEqual(all.landmarks.count, 2, "the photo's two hands")
-        for (count, reported) in [(1, 1), (0, 1), (-3, 1), (7, 2), (1, 1)] {
-            let again = try result(at: count, expecting: reported, set: set, get: get) { try recognizer.recognize(image: picture) }
-            XCTAssertEqual(again, all, "\(count) active threads")
-        }
+        let result = try assertSameResults(
+            [(2, 2), (1, 1), (0, 1), (-3, 1), (7, 2), (1, 1)], set: { recognizer.activeThreadCount = $0 },
+            get: { recognizer.activeThreadCount }, run: { try recognizer.recognize(image: picture) })
+        XCTAssertEqual(result?.landmarks.count, 2, "the photo's two hands")
     }
 
-    func testHandLandmarkerResultsDoNotDependOnTheActiveThreads() throws {
-        let options = HandLandmarkerOptions()
-        options.baseOptions.modelAssetPath = try SharedTestData.installedModel("hand_landmarker.task").path
-        options.baseOptions.numThreads = 2
-        let landmarker = try HandLandmarker(options: options)
-        let picture = try image("hand_victory_right_01.jpg")
-        let set = { landmarker.activeThreadCount = $0 }, get = { landmarker.activeThreadCount }
-        let all = try result(at: 2, expecting: 2, set: set, get: get) { try landmarker.detect(image: picture) }
-        XCTAssertEqual(all.landmarks.count, 1)
-        let one = try result(at: 1, expecting: 1, set: set, get: get) { try landmarker.detect(image: picture) }
-        XCTAssertEqual(one, all)
-    }
+    func testLandmarkerResultsDoNotDependOnTheActiveThreads() throws {
+        let hands = HandLandmarkerOptions()
+        hands.baseOptions.modelAssetPath = try SharedTestData.installedModel("hand_landmarker.task").path
+        hands.baseOptions.numThreads = 2
+        let handLandmarker = try HandLandmarker(options: hands)
+        let handPicture = try image("hand_victory_right_01.jpg")
+        let hand = try assertSameResults(
+            [(2, 2), (1, 1)], set: { handLandmarker.activeThreadCount = $0 }, get: { handLandmarker.activeThreadCount },
+            run: { try handLandmarker.detect(image: handPicture) })
+        XCTAssertEqual(hand?.landmarks.count, 1)
 
-    func testPoseLandmarkerResultsDoNotDependOnTheActiveThreads() throws {
-        let options = PoseLandmarkerOptions()
-        options.baseOptions.modelAssetPath = try SharedTestData.installedModel("pose_landmarker_full.task").path
-        options.baseOptions.numThreads = 2
-        let landmarker = try PoseLandmarker(options: options)
-        let picture = try image("pose_fullbody_yoga_warrior.jpg")
-        let set = { landmarker.activeThreadCount = $0 }, get = { landmarker.activeThreadCount }
-        let all = try result(at: 2, expecting: 2, set: set, get: get) { try landmarker.detect(image: picture) }
-        XCTAssertEqual(all.landmarks.count, 1)
-        let one = try result(at: 1, expecting: 1, set: set, get: get) { try landmarker.detect(image: picture) }
-        XCTAssertEqual(one.landmarks, all.landmarks)
-        XCTAssertEqual(one.worldLandmarks, all.worldLandmarks)
+        let poses = PoseLandmarkerOptions()
+        poses.baseOptions.modelAssetPath = try SharedTestData.installedModel("pose_landmarker_full.task").path
+        poses.baseOptions.numThreads = 2
+        let poseLandmarker = try PoseLandmarker(options: poses)
+        let posePicture = try image("pose_fullbody_yoga_warrior.jpg")
+        let pose = try assertSameResults(
+            [(2, 2), (1, 1)], set: { poseLandmarker.activeThreadCount = $0 }, get: { poseLandmarker.activeThreadCount },
+            run: { try poseLandmarker.detect(image: posePicture) })
+        XCTAssertEqual(pose?.landmarks.count, 1)
     }
 
     func testOneThreadTaskStaysAtOne() throws {
