@@ -151,7 +151,8 @@ final class AVX512KernelTests: XCTestCase {
                                                     batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow, kernel_h: kernel,
                                                     kernel_w: kernel, stride_h: stride, stride_w: stride, dilation_h: 1, dilation_w: 1,
                                                     pad_top: pad, pad_left: pad, input: ip.baseAddress, packed: wp.baseAddress, zero: nil,
-                                                    output: op.baseAddress, out_min: -1, out_max: 2, prelu: prelu ? sp.baseAddress : nil)
+                                                    output: op.baseAddress, out_min: -1, out_max: 2, prelu: prelu ? sp.baseAddress : nil,
+                                                    line_spans: -1)
                                                 ck_dwconv(&p, pool)
                                             }
                                         }

@@ -42,7 +42,7 @@ final class DepthwiseTests: XCTestCase {
                                                      kernel_h: t.kh, kernel_w: t.kw, stride_h: t.stride, stride_w: t.stride,
                                                      dilation_h: t.dilation, dilation_w: t.dilation, pad_top: t.padTop, pad_left: t.padLeft,
                                                      input: ip.baseAddress, packed: wp.baseAddress, zero: zp.baseAddress,
-                                                     output: outBase, out_min: lo, out_max: hi, prelu: sp)
+                                                     output: outBase, out_min: lo, out_max: hi, prelu: sp, line_spans: -1)
                             ck_dwconv(&p, pool)
                         }
                         if let prelu { prelu.withUnsafeBufferPointer { go($0.baseAddress) } } else { go(nil) }
@@ -99,5 +99,66 @@ final class DepthwiseTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Line by line (pairs of blocks, spans of up to 4 pixels) and block by block (spans of 8) sum
+    /// every output's taps in the same order: the same bits, at every SIMD level, with and without
+    /// threads; and the layers the geometry sends line by line are the ones the rule names.
+    func testLineSpansGiveTheBitsOfBlockSpans() throws {
+        var g = SeededGenerator(seed: 29)
+        let cases = [
+            // Wide rows (line by line by default), rows of 14 (4 + 4 + 3 + 3) and of 1 to 7 pixels.
+            Case(h: 9, w: 26, c: 32, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 9, ow: 26),
+            Case(h: 6, w: 14, c: 48, kh: 3, kw: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1, oh: 6, ow: 14),
+            Case(h: 5, w: 7, c: 16, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 5, ow: 7),
+            Case(h: 4, w: 2, c: 32, kh: 3, kw: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1, oh: 4, ow: 2),
+            Case(h: 5, w: 5, c: 24, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 5, ow: 5),
+            // Stride 2, with the padding on either side, and 12 output columns (line by line).
+            Case(h: 13, w: 25, c: 32, kh: 5, kw: 5, stride: 2, dilation: 1, padTop: 1, padLeft: 2, oh: 6, ow: 12),
+            Case(h: 8, w: 11, c: 40, kh: 3, kw: 3, stride: 2, dilation: 1, padTop: 0, padLeft: 1, oh: 4, ow: 6),
+            // A pixel of 256 channels (1 KiB): a 12-pixel row's span maps to 4 L1 sets.
+            Case(h: 6, w: 12, c: 256, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 6, ow: 12),
+        ]
+        for t in cases {
+            let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)
+            let slopes = randomFloats(t.c, &g, in: 0...0.5)
+            var packed = [Float](repeating: .nan, count: ck_dwconv_packed_size(t.c, t.kh * t.kw))
+            bias.withUnsafeBufferPointer { ck_dwconv_pack(t.c, t.kh * t.kw, weights, $0.baseAddress, &packed) }
+            defer { ck_dwconv_set_spans(CK_DWCONV_SPANS_AUTO) }
+            for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (-1, 1, slopes)] as [(Float, Float, [Float]?)] {
+                let expected = reference(t, input: input, weights: weights, bias: bias, lo: lo, hi: hi, prelu: prelu)
+                for threads in [1, 3] {
+                    let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+                    defer { if let pool { ck_threadpool_destroy(pool) } }
+                    ck_dwconv_set_spans(CK_DWCONV_SPANS_BLOCKS)
+                    let (_, blocks) = try portableAndEachSIMD { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool) }
+                    ck_dwconv_set_spans(CK_DWCONV_SPANS_LINES)
+                    let (_, lines) = try portableAndEachSIMD { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool) }
+                    for (byLines, byBlocks) in zip(lines, blocks) {
+                        assertClose(byLines.result, expected, tolerance: 1e-5, "\(byLines.level) depthwise line by line \(t)")
+                        XCTAssertEqual(byLines.result, byBlocks.result, "\(byLines.level) depthwise line by line against block by block, \(threads) threads, \(t)")
+                    }
+                }
+            }
+        }
+    }
+
+    func testWhichLayersRunLineByLine() {
+        func usesLines(_ h: Int, _ w: Int, _ c: Int, kernel: Int, stride: Int) -> Bool {
+            let out = stride == 1 ? w : w / 2
+            var p = ck_dwconv_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: stride == 1 ? h : h / 2, out_w: out,
+                                     kernel_h: kernel, kernel_w: kernel, stride_h: stride, stride_w: stride,
+                                     dilation_h: 1, dilation_w: 1, pad_top: 0, pad_left: 0,
+                                     input: nil, packed: nil, zero: nil, output: nil, out_min: 0, out_max: 0, prelu: nil, line_spans: -1)
+            return ck_dwconv_line_spans(&p) != 0
+        }
+        XCTAssertTrue(usesLines(96, 96, 32, kernel: 5, stride: 1), "wide rows")
+        XCTAssertTrue(usesLines(24, 24, 128, kernel: 5, stride: 2), "stride 2, 12 output columns")
+        XCTAssertTrue(usesLines(12, 12, 256, kernel: 5, stride: 1), "a span whose lines share L1 sets")
+        XCTAssertTrue(usesLines(7, 7, 512, kernel: 3, stride: 1), "a span whose lines share L1 sets")
+        XCTAssertFalse(usesLines(6, 6, 256, kernel: 5, stride: 1), "at most 8 lines in a set")
+        XCTAssertFalse(usesLines(14, 14, 672, kernel: 5, stride: 1), "a narrow row without conflicts")
+        XCTAssertFalse(usesLines(112, 112, 24, kernel: 3, stride: 1), "channels ending in half a line")
+        XCTAssertFalse(usesLines(20, 20, 32, kernel: 3, stride: 2), "stride 2, 10 output columns, no conflicts")
     }
 }

@@ -233,6 +233,16 @@ vt_run_tests() {
     return "$status"
 }
 
+# Compiles a C program of scripts/dev against the release build's kernels (built first, with the flags
+# scripts/test uses, so that nothing is rebuilt): vt_compile_against_kernels SOURCE OUTPUT.
+vt_compile_against_kernels() {
+    local objects kernels
+    swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --target CKernels >&2
+    objects="$(swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/CKernels.build"
+    mapfile -t kernels < <(find "$objects" -name '*.o' | sort)
+    cc -O2 -I"$VT_ROOT/Sources/CKernels/include" -o "$2" "$1" "${kernels[@]}" -lpthread -lm
+}
+
 # The built tool (asks SwiftPM once, then remembers).
 VT_TOOL=""
 vt_tool() {

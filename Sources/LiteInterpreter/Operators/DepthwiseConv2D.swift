@@ -76,7 +76,7 @@ enum DepthwiseConv2D {
                 kernel_h: kh, kernel_w: kw, stride_h: options.strideH, stride_w: options.strideW,
                 dilation_h: options.dilationH, dilation_w: options.dilationW,
                 pad_top: vertical.before, pad_left: horizontal.before,
-                input: nil, packed: nil, zero: nil, output: nil, out_min: 0, out_max: 0, prelu: nil),
+                input: nil, packed: nil, zero: nil, output: nil, out_min: 0, out_max: 0, prelu: nil, line_spans: -1),
             packed: packed, zeros: try context.allocate(floatCount: c), activation: activation)
     }
 }
@@ -133,6 +133,7 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
         params.out_min = activation.lower
         params.out_max = activation.upper
         params.prelu = activation.slopesPointer
+        params.line_spans = ck_dwconv_line_spans(&params)
         let count = params.batch * params.out_h * params.out_w * params.channels
         return BoundDepthwise(params: params, post: PostActivation(activation, output: y, count: count),
                               keepAlive: [packed, zeros, activation.preluSlopes].compactMap { $0 })

@@ -17,6 +17,8 @@
 // between threads; the row kernels are in dwconv_portable.c, dwconv_simd8.c and dwconv_avx512.c,
 // the fast path's row driver, shared by the last two, in dwconv_fast_row.h.
 #include "dwconv_internal.h"
+#include <stdatomic.h>
+#include <stdlib.h>
 
 size_t ck_dwconv_packed_size(size_t channels, size_t taps) {
     size_t blocks = (channels + CB - 1) / CB;
@@ -53,6 +55,77 @@ static int dw_fast_geometry(const ck_dwconv_params *p) {
     return -1;
 }
 
+/// The forced way (ck_dwconv_spans), or -1 until the first layer asks: then the one
+/// VISION_TASKS_DWCONV_SPANS names ("blocks" or "lines", to compare both in one build of the
+/// benchmark), else automatic.
+static _Atomic int dw_forced_spans = -1;
+
+void ck_dwconv_set_spans(ck_dwconv_spans spans) { atomic_store_explicit(&dw_forced_spans, (int)spans, memory_order_relaxed); }
+
+static int dw_spans_setting(void) {
+    int spans = atomic_load_explicit(&dw_forced_spans, memory_order_relaxed);
+    if (spans < 0) {
+        const char *name = getenv("VISION_TASKS_DWCONV_SPANS");
+        int unset = -1;
+        spans = name != NULL && strcmp(name, "blocks") == 0  ? CK_DWCONV_SPANS_BLOCKS
+                : name != NULL && strcmp(name, "lines") == 0 ? CK_DWCONV_SPANS_LINES
+                                                              : CK_DWCONV_SPANS_AUTO;
+        if (!atomic_compare_exchange_strong_explicit(&dw_forced_spans, &unset, spans, memory_order_relaxed,
+                                                     memory_order_relaxed)) {
+            spans = unset;
+        }
+    }
+    return spans;
+}
+
+/// L1 data cache geometry assumed by dw_span_conflicts: 64 sets of 64-byte lines, 8 ways (the
+/// 32 KiB L1 of AMD Zen 2 to Zen 4 and of most Intel cores before Golden Cove).
+#define DW_L1_SETS 64
+#define DW_L1_WAYS 8
+
+/// Whether the input one 8-pixel span reads in one block (K rows x (7 S + K) pixels, one 64-byte
+/// line per pixel) falls into some L1 set more often than the set has ways. Then the lines are
+/// gone before the next block reads their other half: where a pixel's channels take a multiple
+/// of 512 bytes the pixels of a span map to a few sets only (palm_detection's 24x24x128 and
+/// 12x12x256 layers: 10 and 15 lines in a set).
+static int dw_span_conflicts(const ck_dwconv_params *p) {
+    const size_t pixel_bytes = p->channels * sizeof(float);
+    const size_t span = CK_MIN(p->out_w, 8);
+    const size_t pixels = CK_MIN(p->in_w, (span - 1) * p->stride_w + p->kernel_w);
+    const size_t rows = CK_MIN(p->in_h, p->kernel_h);
+    unsigned lines[DW_L1_SETS] = {0};
+    for (size_t r = 0; r < rows; r++) {
+        for (size_t x = 0; x < pixels; x++) {
+            const size_t line = (r * p->in_w + x) * pixel_bytes / 64;
+            if (++lines[line % DW_L1_SETS] > DW_L1_WAYS) return 1;
+        }
+    }
+    return 0;
+}
+
+/// Whether the AVX2/NEON fast path runs this layer line by line. Spans of 8 pixels use each
+/// input pixel they load for more outputs, spans of 4 over a whole line read each line once.
+/// Which pays was measured layer by layer on the models' shapes (scripts/dev/dwconv-rates, AMD
+/// Zen 3): lines where the span's lines conflict in L1 (12x12x256: 0.90x the time, 7x7x512:
+/// 0.55-0.76x), on wide rows (56x56x96 3x3: 0.82x, 96x96x32 5x5: 0.90x) and with stride 2 from
+/// 12 output columns (24x24x128 5x5: 0.73x); blocks on narrow rows without conflicts
+/// (14x14x672 5x5: 1.2-1.5x line by line, 7x7x576: 1.25x) and where the channels end in half a
+/// line (112x112x24: 1.17x).
+int ck_dwconv_line_spans(const ck_dwconv_params *p) {
+    if (dw_fast_geometry(p) < 0 || p->channels % (2 * CB) != 0) return 0;
+    if (p->out_w >= 24) return 1;
+    if (p->stride_w == 2 && p->out_w >= 12) return 1;
+    return dw_span_conflicts(p);
+}
+
+/// Whether this call runs line by line: as forced, else as the layer was bound, else as its
+/// geometry says.
+static int dw_line_spans(const ck_dwconv_params *p) {
+    const int forced = dw_spans_setting();
+    if (forced != CK_DWCONV_SPANS_AUTO) return forced == CK_DWCONV_SPANS_LINES;
+    return p->line_spans >= 0 ? p->line_spans : ck_dwconv_line_spans(p);
+}
+
 /// The row kernel for this geometry at the current dispatch level.
 static dw_row_fn dw_select(const ck_dwconv_params *p) {
 #if defined(CK_SIMD8)
@@ -60,7 +133,8 @@ static dw_row_fn dw_select(const ck_dwconv_params *p) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx512() && fast >= 0) return dw_fast_rows_avx512[fast];
 #endif
-    if (ck_use_simd8()) return fast >= 0 ? dw_fast_rows_simd8[fast] : dw_row_general_simd8;
+    if (ck_use_simd8() && fast >= 0) return dw_line_spans(p) ? dw_fast_line_rows_simd8[fast] : dw_fast_rows_simd8[fast];
+    if (ck_use_simd8()) return dw_row_general_simd8;
 #endif
     return dw_row_portable;
 }

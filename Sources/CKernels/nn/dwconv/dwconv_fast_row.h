@@ -8,6 +8,9 @@
 //   DW_ISA       the instruction set's suffix (simd8, avx512)
 //   DW_FN        its kernels' function attribute; DW_INLINE its always-inline one
 //   DW_VECTOR    its vector type, and DW_SET1(x), x in every lane
+//   DW_LINE_SPANS (optional) its span over whole 64-byte lines (pairs of blocks), up to 4
+//                pixels (dw_span_lines_simd8's parameters); then the header also defines the
+//                line-by-line row kernels and their table dw_fast_line_rows_<ISA>
 // (No include guard: each inclusion defines one instruction set's kernels.)
 
 #define DW_NAME(base) CK_ISA_NAME(base, DW_ISA)
@@ -15,7 +18,8 @@
 /// One output row, channels [c_begin, c_end) (whole blocks), for a K x K kernel, stride S.
 /// Blocks of output pixels outside, channel blocks inside: the input pixels a block of output
 /// pixels reads stay in the L1 cache while all their channels are processed.
-DW_INLINE void DW_NAME(dw_row_fast)(const int K, const int S, const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+DW_INLINE void DW_NAME(dw_row_spans)(const int K, const int S, const int LINES, const ck_dwconv_params *p, size_t row,
+                                      size_t c_begin, size_t c_end) {
     const size_t C = p->channels, in_w = p->in_w, out_w = p->out_w;
     const dw_rows g = dw_row_geometry(p, row);
     const DW_VECTOR lo = DW_SET1(p->out_min), hi = DW_SET1(p->out_max);
@@ -33,13 +37,24 @@ DW_INLINE void DW_NAME(dw_row_fast)(const int K, const int S, const ck_dwconv_pa
         const size_t left = out_w - ox;
         // The rest of the row in one span when it has 8 pixels or fewer (a 7-pixel row as one
         // span instead of 4 + 2 + 1, each of which loads the weights again).
-        const int W = left >= 8 ? 8 : (int)left;
+        // Line spans: the rest of the row cut into spans as even as possible (14 pixels as
+        // 4 + 4 + 3 + 3 rather than 4 + 4 + 4 + 2: a span of 2 pixels is a short dependency chain).
+        const int W = LINES ? (int)((left + (left + 3) / 4 - 1) / ((left + 3) / 4)) : (left >= 8 ? 8 : (int)left);
         const int inside = ox >= x_lo && ox + (size_t)W <= x_hi;
         const ptrdiff_t ix0 = (ptrdiff_t)(ox * S) - (ptrdiff_t)p->pad_left;
         float *out = out_row + ox * C;
+#if defined(DW_LINE_SPANS)
+#define CK_DW_SPAN(WW)                                                                                             \
+    if (LINES && WW <= 4) {                                                                                        \
+        if (inside) DW_LINE_SPANS(WW <= 4 ? WW : 4, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
+        else DW_LINE_SPANS(WW <= 4 ? WW : 4, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
+    } else if (inside) DW_NAME(dw_span)(WW, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
+    else DW_NAME(dw_span)(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
+#else
 #define CK_DW_SPAN(WW)                                                                                             \
     if (inside) DW_NAME(dw_span)(WW, K, S, 0, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu); \
     else DW_NAME(dw_span)(WW, K, S, 1, rows, g.ky_begin, g.ky_end, ix0, in_w, C, c_begin, c_end, p->packed, out, lo, hi, p->prelu);
+#endif
         switch (W) {
         case 8: CK_DW_SPAN(8) break;
         case 7: CK_DW_SPAN(7) break;
@@ -54,6 +69,36 @@ DW_INLINE void DW_NAME(dw_row_fast)(const int K, const int S, const ck_dwconv_pa
         ox += (size_t)W;
     }
 }
+
+DW_INLINE void DW_NAME(dw_row_fast)(const int K, const int S, const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_spans)(K, S, 0, p, row, c_begin, c_end);
+}
+
+#if defined(DW_LINE_SPANS)
+/// One output row line by line: whole pairs of blocks in spans of up to 4 pixels (DW_LINE_SPANS),
+/// then a last odd block in spans of 8.
+DW_INLINE void DW_NAME(dw_row_lines)(const int K, const int S, const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    const size_t paired = c_begin + (c_end - c_begin) / (2 * CB) * (2 * CB);
+    if (paired > c_begin) DW_NAME(dw_row_spans)(K, S, 1, p, row, c_begin, paired);
+    if (paired < c_end) DW_NAME(dw_row_spans)(K, S, 0, p, row, paired, c_end);
+}
+
+DW_FN static void DW_NAME(dw_lines_3x3s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_lines)(3, 1, p, row, c_begin, c_end);
+}
+DW_FN static void DW_NAME(dw_lines_3x3s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_lines)(3, 2, p, row, c_begin, c_end);
+}
+DW_FN static void DW_NAME(dw_lines_5x5s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_lines)(5, 1, p, row, c_begin, c_end);
+}
+DW_FN static void DW_NAME(dw_lines_5x5s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
+    DW_NAME(dw_row_lines)(5, 2, p, row, c_begin, c_end);
+}
+
+const dw_row_fn DW_NAME(dw_fast_line_rows)[DW_FAST_GEOMETRIES] = {DW_NAME(dw_lines_3x3s1), DW_NAME(dw_lines_3x3s2),
+                                                                  DW_NAME(dw_lines_5x5s1), DW_NAME(dw_lines_5x5s2)};
+#endif
 
 DW_FN static void DW_NAME(dw_row_3x3s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
     DW_NAME(dw_row_fast)(3, 1, p, row, c_begin, c_end);
@@ -77,3 +122,4 @@ const dw_row_fn DW_NAME(dw_fast_rows)[DW_FAST_GEOMETRIES] = {DW_NAME(dw_row_3x3s
 #undef DW_INLINE
 #undef DW_VECTOR
 #undef DW_SET1
+#undef DW_LINE_SPANS

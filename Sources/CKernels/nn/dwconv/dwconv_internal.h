@@ -50,6 +50,8 @@ void dw_row_portable(const ck_dwconv_params *p, size_t row, size_t c_begin, size
 CK_SIMD8_FN void dw_row_general_simd8(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end);
 /// The fast path's row kernels with 8 channels per vector (dwconv_fast_row.h in dwconv_simd8.c).
 extern const dw_row_fn dw_fast_rows_simd8[DW_FAST_GEOMETRIES];
+/// The same, line by line: pairs of blocks (one 64-byte line) in spans of up to 4 pixels.
+extern const dw_row_fn dw_fast_line_rows_simd8[DW_FAST_GEOMETRIES];
 #endif
 
 #if defined(CK_HAVE_X86)

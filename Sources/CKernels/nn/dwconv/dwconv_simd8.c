@@ -98,6 +98,75 @@ CK_SIMD8_INLINE void dw_span_simd8(const int W, const int K, const int S, const 
     }
 }
 
+/// dw_span_simd8 over the two blocks of 8 channels that share a 64-byte cache line (channels
+/// c0 ... c0 + 15), W <= 4 output pixels: in each kernel row the first block's input pixels are
+/// loaded, then the second block's from the same lines while they are still in the L1 cache. The
+/// same arithmetic (bias + one fused multiply-add per tap in (row, column) order), so the result
+/// is bit for bit dw_span_simd8's.
+///
+/// Why: where a pixel's channels span a multiple of 512 bytes (128 or 256 channels, as in
+/// palm_detection's 24x24x128 and 12x12x256 layers), the input pixels one span reads map to few
+/// L1 sets, more lines than a set holds; the 8-channel span then reads each line twice from L2,
+/// once for each of its halves.
+CK_SIMD8_INLINE void dw_span_line_simd8(const int W, const int K, const int S, const int CHECKED,
+                                        const float *const *rows, size_t ky_begin, size_t ky_end, ptrdiff_t ix0,
+                                        size_t in_w, size_t C, size_t c0, const float *packed, float *out, ck_v8 lo,
+                                        ck_v8 hi, const float *prelu) {
+    const size_t block_floats = CB * (1 + (size_t)K * K);
+    const float *w = packed + (c0 / CB) * block_floats;
+    ck_v8 acc[2][4];
+#pragma clang loop unroll(full)
+    for (int b = 0; b < 2; b++) {
+        const ck_v8 bias = v8_load(w + (size_t)b * block_floats);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) acc[b][j] = bias;
+    }
+    for (size_t ky = ky_begin; ky < ky_end; ky++) {
+#pragma clang loop unroll(full)
+        for (int b = 0; b < 2; b++) {
+            const float *row = rows[ky] + c0 + (size_t)b * CB;
+            const float *wk = w + (size_t)b * block_floats + CB + ky * (size_t)K * CB;
+            ck_v8 wv[5];
+#pragma clang loop unroll(full)
+            for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * CB);
+#pragma clang loop unroll(full)
+            for (int t = 0; t < (W - 1) * S + K; t++) {
+                const ptrdiff_t ix = ix0 + t;
+                if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
+                const ck_v8 x = v8_load(row + ix * (ptrdiff_t)C);
+#pragma clang loop unroll(full)
+                for (int j = 0; j < W; j++) {
+                    const int kx = t - j * S;
+                    if (kx >= 0 && kx < K) acc[b][j] = v8_fma(x, wv[kx], acc[b][j]);
+                }
+            }
+        }
+    }
+#pragma clang loop unroll(full)
+    for (int b = 0; b < 2; b++) {
+        const size_t c = c0 + (size_t)b * CB;
+        if (prelu != NULL) {
+            const ck_v8 slope = v8_load(prelu + c);
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c, v8_prelu(v8_min(v8_max(acc[b][j], lo), hi), slope));
+        } else {
+#pragma clang loop unroll(full)
+            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c, v8_min(v8_max(acc[b][j], lo), hi));
+        }
+    }
+}
+
+/// Channels [c_begin, c_end) (whole pairs of blocks) of a span of W <= 4 pixels, line by line.
+CK_SIMD8_INLINE void dw_span_lines_simd8(const int W, const int K, const int S, const int CHECKED,
+                                         const float *const *rows, size_t ky_begin, size_t ky_end, ptrdiff_t ix0,
+                                         size_t in_w, size_t C, size_t c_begin, size_t c_end, const float *packed,
+                                         float *out, ck_v8 lo, ck_v8 hi, const float *prelu) {
+    for (size_t c0 = c_begin; c0 + 2 * CB <= c_end; c0 += 2 * CB) {
+        dw_span_line_simd8(W, K, S, CHECKED, rows, ky_begin, ky_end, ix0, in_w, C, c0, packed, out, lo, hi, prelu);
+    }
+}
+
+#define DW_LINE_SPANS dw_span_lines_simd8
 #define DW_ISA simd8
 #define DW_FN CK_SIMD8_FN
 #define DW_INLINE CK_SIMD8_INLINE
