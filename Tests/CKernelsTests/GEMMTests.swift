@@ -251,6 +251,45 @@ final class GEMMTests: XCTestCase {
         }
     }
 
+    /// A narrow last panel (at most 8 live outputs) takes its row tiles two at a time; every row
+    /// must come out with the bits it has when the rows are computed six at a time (single tiles),
+    /// with each epilogue, half-precision panels and threads.
+    func testNarrowPanelRowPairsGiveTheBitsOfSingleTiles() throws {
+        var g = SeededGenerator(seed: 12)
+        for (m, n, k) in [(23, 8, 8), (36, 24, 27), (19, 40, 16), (12, 2, 5), (31, 7, 64)] {
+            let a = randomFloats(m * k, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
+            let w = randomFloats(n * k, &g).map { ($0 * 2048).rounded() / 2048 }
+            let residual = randomFloats(m * (n + 3), &g, in: -4...4)
+            let packed32 = pack(n: n, taps: 1, k: k, weights: w, bias: bias)
+            var packed16 = [UInt8](repeating: 0xff, count: ck_conv_packed_bytes_f16(n, 1, k))
+            bias.withUnsafeBufferPointer { b in packed16.withUnsafeMutableBytes { ck_conv_pack_f16(n, 1, k, w, b.baseAddress, $0.baseAddress) } }
+            let pool = ck_threadpool_create(2)
+            defer { ck_threadpool_destroy(pool) }
+            for f16 in [false, true] {
+                for withResidual in [false, true] {
+                    let run = { (rows: Range<Int>, pool: OpaquePointer?) -> [Float] in
+                        let call = { (packed: UnsafeRawPointer) in
+                            self.gemmFull(m: rows.count, n: n, k: k, a: Array(a[(rows.lowerBound * k)..<(rows.upperBound * k)]), packed: packed,
+                                          f16: f16, residual: withResidual ? Array(residual[(rows.lowerBound * (n + 3))..<(rows.upperBound * (n + 3))]) : nil,
+                                          lo: -1, hi: 6, lo2: -2, hi2: 3, prelu: slopes, pool: pool)
+                        }
+                        return f16 ? packed16.withUnsafeBytes { call($0.baseAddress!) } : packed32.withUnsafeBytes { call($0.baseAddress!) }
+                    }
+                    let (_, levels) = try portableAndEachSIMD { () -> ([Float], [Float], [Float]) in
+                        let whole = run(0..<m, nil), threaded = run(0..<m, pool)
+                        let bySix = stride(from: 0, to: m, by: 6).flatMap { run($0..<min(m, $0 + 6), nil) }
+                        return (whole, threaded, bySix)
+                    }
+                    for level in levels {
+                        let what = "\(level.level) \(m)x\(n)x\(k), f16 \(f16), residual \(withResidual)"
+                        XCTAssertEqual(level.result.0, level.result.2, "rows in pairs of tiles against single tiles, \(what)")
+                        XCTAssertEqual(level.result.1, level.result.0, "with threads, \(what)")
+                    }
+                }
+            }
+        }
+    }
+
     func testHalfPrecisionConversionOfSpecialValues() {
         // Subnormal halves, the largest half, infinities and signed zeros convert exactly; values
         // between halves, below the smallest subnormal, above the largest half or NaN do not.

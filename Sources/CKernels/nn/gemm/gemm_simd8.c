@@ -1,8 +1,8 @@
 // The GEMM microkernels written once over ck_simd8.h (AVX2/FMA with F16C on x86-64, NEON on
-// arm64): gemm_6x16_simd8, up to 6 rows x the 16 columns of a panel (12 accumulators), or x 8
-// columns where a panel has at most 8 live outputs; for matrix-vector products (one row),
-// gemm_1x64_simd8, up to four panels per broadcast input value. Half-precision panels are
-// widened as they are read (F16C's vcvtph2ps, NEON's fcvtl).
+// arm64): gemm_6x16_simd8, up to 6 rows x the 16 columns of a panel (12 accumulators);
+// gemm_12x8_simd8, up to 12 rows x 8 columns where a panel has at most 8 live outputs; for
+// matrix-vector products (one row), gemm_1x64_simd8, up to four panels per broadcast input value.
+// Half-precision panels are widened as they are read (F16C's vcvtph2ps, NEON's fcvtl).
 #include "gemm_internal.h"
 
 #if defined(CK_SIMD8)
@@ -129,6 +129,80 @@ CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE,
     }
 }
 
+/// R rows (8 to 12: two row tiles, the first whole) x the 8 columns of a narrow panel (at most 8
+/// live outputs, as the last panel of a 24-channel layer or the only one of an 8-channel layer).
+/// Six rows would give six FMA dependency chains, which at 4 cycles of latency each keep two
+/// FMA units at most three-quarters busy, and short sums (pose_landmark's 256x256x8 layers, k = 8)
+/// latency-bound from tile to tile; twelve chains keep them busy. Each output is computed as in
+/// gemm_6x16_simd8 (bias + one fused multiply-add per (tap, channel) in order): the same bits.
+CK_SIMD8_INLINE void gemm_12x8_simd8(const int R, const int F16, const gemm_job *job, size_t i0, size_t panel) {
+    const size_t n0 = panel * NR, nr = CK_MIN(NR, job->n - n0);
+    const char *base = job->packed + panel * job->panel_bytes;
+    const float *bias = (const float *)(const void *)base;
+    const void *w = base + NR * sizeof(float);
+    const size_t k = job->k, taps = job->taps;
+    ck_v8 acc[2 * MR];
+    const ck_v8 bias0 = v8_load(bias);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) acc[i] = bias0;
+    if (job->indirection == NULL) {
+        // Rows at a fixed stride: one base pointer, fewer registers than twelve row pointers.
+        const float *a0 = job->a + i0 * job->a_stride;
+        const size_t lda = job->a_stride;
+        for (size_t p = 0; p < k; p++) {
+            const ck_v8 b0 = gemm_weights_simd8(F16, w, p * NR);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) acc[i] = v8_fma(v8_broadcast(a0 + (size_t)i * lda + p), b0, acc[i]);
+        }
+    } else {
+        size_t r = 0; // panel row (tap, channel)
+        for (size_t t = 0; t < taps; t++) {
+            const float *a[2 * MR];
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) a[i] = gemm_row(job, i0 + (size_t)i, t);
+            for (size_t p = 0; p < k; p++, r++) {
+                const ck_v8 b0 = gemm_weights_simd8(F16, w, r * NR);
+#pragma clang loop unroll(full)
+                for (int i = 0; i < R; i++) acc[i] = v8_fma(v8_broadcast(a[i] + p), b0, acc[i]);
+            }
+        }
+    }
+    if (nr == 8) {
+        // Whole vectors: the epilogue's constants loaded once per tile.
+        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const size_t stride = job->c_stride;
+        const ck_v8 s0 = job->prelu != NULL ? v8_load(job->prelu + n0) : lo;
+        if (job->residual != NULL) {
+            const ck_v8 lo2 = v8_set1(job->lo2), hi2 = v8_set1(job->hi2);
+            const float *res = job->residual + i0 * job->residual_stride + n0;
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) {
+                ck_v8 v = v8_min(v8_max(acc[i], lo), hi);
+                v = v8_min(v8_max(v8_add(v, v8_load(res + (size_t)i * job->residual_stride)), lo2), hi2);
+                v8_store(out + (size_t)i * stride, job->prelu != NULL ? v8_prelu(v, s0) : v);
+            }
+            return;
+        }
+    }
+    if (job->residual == NULL && nr == 8) {
+        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const size_t stride = job->c_stride;
+        if (job->prelu != NULL) {
+            const ck_v8 s0 = v8_load(job->prelu + n0);
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) v8_store(out + (size_t)i * stride, v8_prelu(v8_min(v8_max(acc[i], lo), hi), s0));
+        } else {
+#pragma clang loop unroll(full)
+            for (int i = 0; i < R; i++) v8_store(out + (size_t)i * stride, v8_min(v8_max(acc[i], lo), hi));
+        }
+        return;
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < R; i++) gemm_store_simd8(job, acc[i], i0 + (size_t)i, n0, nr);
+}
+
 /// A matrix-vector product (m = 1): P panels at once, so each input value is broadcast once
 /// for P panels, with bias + sum over k in order for every output (like a multi-row tile).
 CK_SIMD8_INLINE void gemm_1x64_simd8(const int P, const int F16, const gemm_job *job, size_t first_panel) {
@@ -208,17 +282,56 @@ CK_SIMD8_INLINE void gemm_tile_simd8(const int F16, const gemm_job *job, size_t 
 #undef CK_TILE
 }
 
+/// Whether row tiles `tile` and `tile + 1` run as one: the second has two rows or more (a
+/// single-row tile sums in four parts, as a matrix-vector product, and must do so however the
+/// tiles are paired, so that the result does not depend on how threads share the tiles).
+static inline int gemm_pairs_with_next(const gemm_job *job, size_t tile, size_t t_end) {
+    return tile + 1 < t_end && job->m - (tile + 1) * MR >= 2;
+}
+
+/// Row tiles `tile` and `tile + 1` (the first whole, the second of 2 rows or more) of a narrow
+/// panel, as one tile of 8 to 12 rows.
+CK_SIMD8_INLINE void gemm_tile_pair_simd8(const int F16, const gemm_job *job, size_t tile, size_t panel) {
+    const size_t i0 = tile * MR;
+    switch (CK_MIN(2 * MR, job->m - i0)) {
+    case 8: gemm_12x8_simd8(8, F16, job, i0, panel); break;
+    case 9: gemm_12x8_simd8(9, F16, job, i0, panel); break;
+    case 10: gemm_12x8_simd8(10, F16, job, i0, panel); break;
+    case 11: gemm_12x8_simd8(11, F16, job, i0, panel); break;
+    default: gemm_12x8_simd8(12, F16, job, i0, panel); break;
+    }
+}
+
 /// Row tiles [t_begin, t_end) x panels [p_begin, p_end), tile by tile (every panel of a tile,
-/// then the next tile) or panel by panel.
+/// then the next tile) or panel by panel. A narrow panel (at most 8 live outputs: only the last
+/// can be) takes its row tiles two at a time (gemm_12x8_simd8); a tile left alone runs as the
+/// others.
 CK_SIMD8_INLINE void gemm_tiles_simd8(const int F16, const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin,
                                       size_t p_end, int tile_major) {
+    if (p_begin >= p_end) return;
+    const size_t last = p_end - 1;
+    const int narrow = job->n - last * NR <= 8;
     if (tile_major) {
-        for (size_t tile = t_begin; tile < t_end; tile++) {
-            for (size_t panel = p_begin; panel < p_end; panel++) gemm_tile_simd8(F16, job, tile, panel);
+        size_t tile = t_begin;
+        while (tile < t_end) {
+            const int pair = narrow && gemm_pairs_with_next(job, tile, t_end);
+            for (size_t panel = p_begin; panel < p_end; panel++) {
+                if (pair && panel == last) {
+                    gemm_tile_pair_simd8(F16, job, tile, panel);
+                } else {
+                    gemm_tile_simd8(F16, job, tile, panel);
+                    if (pair) gemm_tile_simd8(F16, job, tile + 1, panel);
+                }
+            }
+            tile += pair ? 2 : 1;
         }
     } else {
         for (size_t panel = p_begin; panel < p_end; panel++) {
-            for (size_t tile = t_begin; tile < t_end; tile++) gemm_tile_simd8(F16, job, tile, panel);
+            size_t tile = t_begin;
+            if (narrow && panel == last) {
+                for (; gemm_pairs_with_next(job, tile, t_end); tile += 2) gemm_tile_pair_simd8(F16, job, tile, panel);
+            }
+            for (; tile < t_end; tile++) gemm_tile_simd8(F16, job, tile, panel);
         }
     }
 }
