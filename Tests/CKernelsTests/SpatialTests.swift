@@ -56,6 +56,44 @@ final class SpatialTests: XCTestCase {
         return out
     }
 
+    /// Channels in whole vectors of 8 run a kernel of their own at the AVX2 level; each channel
+    /// must come out with the bits the general loop gives it (the same image with one more
+    /// channel takes the general loop), with and without the clamp, and match the reference.
+    func testResizeOfWholeVectorsGivesTheBitsOfTheGeneralLoop() throws {
+        var g = SeededGenerator(seed: 33)
+        let (h, w, oh, ow, c) = (5, 7, 11, 13, 16)
+        let wide = randomFloats(h * w * (c + 1), &g, in: -3...3)
+        let narrow = (0..<(h * w)).flatMap { Array(wide[($0 * (c + 1))..<($0 * (c + 1) + c)]) }
+        func run(_ input: [Float], channels: Int, align: Bool, half: Bool, clamp: Bool) -> [Float] {
+            var out = [Float](repeating: 0, count: oh * ow * channels)
+            input.withUnsafeBufferPointer { ip in
+                out.withUnsafeMutableBufferPointer { op in
+                    var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: channels, out_h: oh, out_w: ow,
+                                             align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
+                                             input: ip.baseAddress, output: op.baseAddress,
+                                             out_min: clamp ? -1 : -.infinity, out_max: clamp ? 2 : .infinity)
+                    ck_resize_bilinear(&p, nil)
+                }
+            }
+            return out
+        }
+        for (align, half) in [(false, false), (true, false), (false, true)] {
+            for clamp in [false, true] {
+                let (_, levels) = try portableAndEachSIMD { () -> ([Float], [Float]) in
+                    (run(narrow, channels: c, align: align, half: half, clamp: clamp),
+                     run(wide, channels: c + 1, align: align, half: half, clamp: clamp))
+                }
+                var expected = referenceResize(narrow, h: h, w: w, c: c, oh: oh, ow: ow, align: align, half: half)
+                if clamp { expected = expected.map { min(max($0, -1), 2) } }
+                for level in levels {
+                    let general = (0..<(oh * ow)).flatMap { Array(level.result.1[($0 * (c + 1))..<($0 * (c + 1) + c)]) }
+                    XCTAssertEqual(level.result.0, general, "\(level.level) resize of 16 channels against 17, align \(align) half \(half) clamp \(clamp)")
+                    assertClose(level.result.0, expected, tolerance: 1e-5, "\(level.level) resize of 16 channels")
+                }
+            }
+        }
+    }
+
     func testResizeBilinearConventions() throws {
         var g = SeededGenerator(seed: 32)
         for (h, w, oh, ow) in [(3, 4, 6, 8), (5, 5, 3, 7), (1, 2, 4, 4)] {

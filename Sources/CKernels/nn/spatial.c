@@ -1,6 +1,7 @@
 // Spatial and layout kernels: max pooling, bilinear resize, strided copies, padding and
 // reductions.
 #include "ck_internal.h"
+#include "ck_simd8.h"
 
 // MARK: - Max pooling
 
@@ -137,6 +138,39 @@ CK_AVX2 static void resize_row_avx2(const ck_resize_params *p, float scale_y, si
                                     size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
     resize_row_body(p, scale_y, row, first_column, columns, x0s, x1s, dxs);
 }
+
+/// resize_row_body for channels in whole vectors of 8, written out: the compiler's form of the
+/// general loop ran pose_landmark's 128x128x8 -> 256x256 upscale at about 15 cycles a pixel.
+/// The same operations as the general loop compiled for AVX2 with FMA contraction (the second
+/// product first, then three fused multiply-adds), so the same bits.
+CK_AVX2 static void resize_row8_avx2(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
+                                     size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
+    const size_t c = p->channels;
+    const size_t b = row / p->out_h, oy = row % p->out_h;
+    float fy;
+    size_t y0, y1;
+    interpolation(oy, scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
+    const float dy = fy - (float)y0;
+    const float *image = p->input + b * p->in_h * p->in_w * c;
+    const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
+    float *out = p->output + (row * p->out_w + first_column) * c;
+    const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
+    const int clamp = p->out_min != -INFINITY || p->out_max != INFINITY;
+    for (size_t i = 0; i < columns; i++, out += c) {
+        const float dx = dxs[i];
+        const ck_v8 w00 = v8_set1((1.0f - dy) * (1.0f - dx)), w10 = v8_set1(dy * (1.0f - dx));
+        const ck_v8 w01 = v8_set1((1.0f - dy) * dx), w11 = v8_set1(dy * dx);
+        const float *v00 = row0 + x0s[i], *v10 = row1 + x0s[i];
+        const float *v01 = row0 + x1s[i], *v11 = row1 + x1s[i];
+        for (size_t q = 0; q < c; q += 8) {
+            ck_v8 v = v8_mul(v8_load(v10 + q), w10);
+            v = v8_fma(v8_load(v00 + q), w00, v);
+            v = v8_fma(v8_load(v01 + q), w01, v);
+            v = v8_fma(v8_load(v11 + q), w11, v);
+            v8_store(out + q, clamp ? v8_min(v8_max(v, lo), hi) : v);
+        }
+    }
+}
 #endif
 
 /// Columns per strip of precomputed interpolation (the tables live on the stack).
@@ -171,7 +205,7 @@ void ck_resize_bilinear(const ck_resize_params *p, ck_threadpool *pool) {
     resize_job job = {p, resize_scale(p->in_h, p->out_h, p->align_corners),
                       resize_scale(p->in_w, p->out_w, p->align_corners), resize_row_portable};
 #if defined(CK_HAVE_X86)
-    if (ck_use_avx2()) job.row = resize_row_avx2;
+    if (ck_use_avx2()) job.row = p->channels % 8 == 0 ? resize_row8_avx2 : resize_row_avx2;
 #endif
     pool = ck_pool_for_work(pool, p->batch * p->out_h * p->out_w * p->channels * 4); // a few operations per element
     ck_parallel_for(pool, p->batch * p->out_h, resize_range, &job);
