@@ -100,6 +100,26 @@ CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE,
             }
         }
     }
+    if (job->residual != NULL && nr == (WIDE ? NR : 8)) {
+        // Whole vectors with a residual: the epilogue's constants loaded once per tile.
+        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi), lo2 = v8_set1(job->lo2), hi2 = v8_set1(job->hi2);
+        float *out = job->c + i0 * job->c_stride + n0;
+        const float *res = job->residual + i0 * job->residual_stride + n0;
+        const ck_v8 s0 = job->prelu != NULL ? v8_load(job->prelu + n0) : lo;
+        const ck_v8 s1 = job->prelu != NULL && WIDE ? v8_load(job->prelu + n0 + 8) : lo;
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) {
+#pragma clang loop unroll(full)
+            for (int h = 0; h < (WIDE ? 2 : 1); h++) {
+                ck_v8 v = v8_min(v8_max(acc[i][h], lo), hi);
+                v = v8_add(v, v8_load(res + (size_t)i * job->residual_stride + 8 * (size_t)h));
+                v = v8_min(v8_max(v, lo2), hi2);
+                if (job->prelu != NULL) v = v8_prelu(v, h == 0 ? s0 : s1);
+                v8_store(out + (size_t)i * job->c_stride + 8 * (size_t)h, v);
+            }
+        }
+        return;
+    }
     if (job->residual == NULL && nr == (WIDE ? NR : 8)) {
         // Whole vectors without a residual: the activation's constants loaded once per tile.
         const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
