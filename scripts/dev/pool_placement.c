@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
         .batch = 1, .in_h = side, .in_w = side, .channels = channels, .out_h = side, .out_w = side,
         .kernel_h = 3, .kernel_w = 3, .stride_h = 1, .stride_w = 1, .dilation_h = 1, .dilation_w = 1,
         .pad_top = 1, .pad_left = 1, .input = input, .packed = packed, .output = output,
-        .out_min = 0, .out_max = 6,
+        .out_min = 0, .out_max = 6, .line_spans = -1, // as the geometry says, as in the models
     };
     ck_threadpool *pool = ck_threadpool_create(2);
     if (!pool) return 1;
