@@ -28,6 +28,16 @@ final class DepthwiseTests: XCTestCase {
         return out
     }
 
+    /// A random input, weights, bias and PReLU slopes for the case, and the weights packed.
+    func randomLayer(_ t: Case, _ g: inout SeededGenerator)
+        -> (input: [Float], weights: [Float], bias: [Float], slopes: [Float], packed: [Float]) {
+        let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)
+        let slopes = randomFloats(t.c, &g, in: 0...0.5)
+        var packed = [Float](repeating: .nan, count: ck_dwconv_packed_size(t.c, t.kh * t.kw))
+        bias.withUnsafeBufferPointer { ck_dwconv_pack(t.c, t.kh * t.kw, weights, $0.baseAddress, &packed) }
+        return (input, weights, bias, slopes, packed)
+    }
+
     func run(_ t: Case, input: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?, pool: OpaquePointer? = nil) -> [Float] {
         // One extra output pixel of sentinels checks that tails do not write past the tensor.
         var out = [Float](repeating: 777, count: (t.oh * t.ow + 1) * t.c)
@@ -76,10 +86,7 @@ final class DepthwiseTests: XCTestCase {
             Case(h: 7, w: 7, c: 200, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 7, ow: 7),
         ]
         for t in cases {
-            let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)
-            let slopes = randomFloats(t.c, &g, in: 0...0.5)
-            var packed = [Float](repeating: .nan, count: ck_dwconv_packed_size(t.c, t.kh * t.kw))
-            bias.withUnsafeBufferPointer { ck_dwconv_pack(t.c, t.kh * t.kw, weights, $0.baseAddress, &packed) }
+            let (input, weights, bias, slopes, packed) = randomLayer(t, &g)
             for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (0, 6, nil), (-Float.infinity, Float.infinity, slopes)] as [(Float, Float, [Float]?)] {
                 let expected = reference(t, input: input, weights: weights, bias: bias, lo: lo, hi: hi, prelu: prelu)
                 let (portable, levels) = try portableAndEachSIMD { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu) }
@@ -120,10 +127,7 @@ final class DepthwiseTests: XCTestCase {
             Case(h: 6, w: 12, c: 256, kh: 5, kw: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2, oh: 6, ow: 12),
         ]
         for t in cases {
-            let input = randomFloats(t.h * t.w * t.c, &g), weights = randomFloats(t.kh * t.kw * t.c, &g), bias = randomFloats(t.c, &g)
-            let slopes = randomFloats(t.c, &g, in: 0...0.5)
-            var packed = [Float](repeating: .nan, count: ck_dwconv_packed_size(t.c, t.kh * t.kw))
-            bias.withUnsafeBufferPointer { ck_dwconv_pack(t.c, t.kh * t.kw, weights, $0.baseAddress, &packed) }
+            let (input, weights, bias, slopes, packed) = randomLayer(t, &g)
             defer { ck_dwconv_set_spans(CK_DWCONV_SPANS_AUTO) }
             for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (-1, 1, slopes)] as [(Float, Float, [Float]?)] {
                 let expected = reference(t, input: input, weights: weights, bias: bias, lo: lo, hi: hi, prelu: prelu)

@@ -56,6 +56,20 @@ final class SpatialTests: XCTestCase {
         return out
     }
 
+    /// ck_resize_bilinear on one image of h x w x c into oh x ow, clamped to [lo, hi].
+    func resize(_ input: [Float], h: Int, w: Int, c: Int, oh: Int, ow: Int, align: Bool, half: Bool, lo: Float, hi: Float) -> [Float] {
+        var out = [Float](repeating: 0, count: oh * ow * c)
+        input.withUnsafeBufferPointer { ip in
+            out.withUnsafeMutableBufferPointer { op in
+                var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow,
+                                         align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
+                                         input: ip.baseAddress, output: op.baseAddress, out_min: lo, out_max: hi)
+                ck_resize_bilinear(&p, nil)
+            }
+        }
+        return out
+    }
+
     /// Channels in whole vectors of 8 run a kernel of their own at the AVX2 level; each channel
     /// must come out with the bits the general loop gives it (the same image with one more
     /// channel takes the general loop), with and without the clamp, and match the reference.
@@ -65,17 +79,8 @@ final class SpatialTests: XCTestCase {
         let wide = randomFloats(h * w * (c + 1), &g, in: -3...3)
         let narrow = (0..<(h * w)).flatMap { Array(wide[($0 * (c + 1))..<($0 * (c + 1) + c)]) }
         func run(_ input: [Float], channels: Int, align: Bool, half: Bool, clamp: Bool) -> [Float] {
-            var out = [Float](repeating: 0, count: oh * ow * channels)
-            input.withUnsafeBufferPointer { ip in
-                out.withUnsafeMutableBufferPointer { op in
-                    var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: channels, out_h: oh, out_w: ow,
-                                             align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
-                                             input: ip.baseAddress, output: op.baseAddress,
-                                             out_min: clamp ? -1 : -.infinity, out_max: clamp ? 2 : .infinity)
-                    ck_resize_bilinear(&p, nil)
-                }
-            }
-            return out
+            resize(input, h: h, w: w, c: channels, oh: oh, ow: ow, align: align, half: half,
+                   lo: clamp ? -1 : -.infinity, hi: clamp ? 2 : .infinity)
         }
         for (align, half) in [(false, false), (true, false), (false, true)] {
             for clamp in [false, true] {
@@ -101,17 +106,7 @@ final class SpatialTests: XCTestCase {
             let input = randomFloats(h * w * c, &g)
             for (align, half) in [(false, false), (true, false), (false, true)] {
                 func run() -> [Float] {
-                    var out = [Float](repeating: 0, count: oh * ow * c)
-                    input.withUnsafeBufferPointer { ip in
-                        out.withUnsafeMutableBufferPointer { op in
-                            var p = ck_resize_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow,
-                                                     align_corners: align ? 1 : 0, half_pixel_centers: half ? 1 : 0,
-                                                     input: ip.baseAddress, output: op.baseAddress,
-                                                     out_min: -.infinity, out_max: .infinity)
-                            ck_resize_bilinear(&p, nil)
-                        }
-                    }
-                    return out
+                    resize(input, h: h, w: w, c: c, oh: oh, ow: ow, align: align, half: half, lo: -.infinity, hi: .infinity)
                 }
                 let (portable, levels) = try portableAndEachSIMD(run)
                 let expected = referenceResize(input, h: h, w: w, c: c, oh: oh, ow: ow, align: align, half: half)

@@ -94,20 +94,34 @@ typedef struct resize_job {
     resize_row_fn row;
 } resize_job;
 
+/// Output row `row` (over the batch: row = b * out_h + y): the input rows it blends, the weight
+/// of the lower one, and where its column `first_column` goes.
+typedef struct resize_rows {
+    const float *row0, *row1;
+    float dy;
+    float *out;
+} resize_rows;
+
+static inline resize_rows resize_rows_of(const ck_resize_params *p, float scale_y, size_t row, size_t first_column) {
+    const size_t c = p->channels, b = row / p->out_h, oy = row % p->out_h;
+    float fy;
+    size_t y0, y1;
+    interpolation(oy, scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
+    const float *image = p->input + b * p->in_h * p->in_w * c;
+    resize_rows r = {image + y0 * p->in_w * c, image + y1 * p->in_w * c, fy - (float)y0,
+                     p->output + (row * p->out_w + first_column) * c};
+    return r;
+}
+
 /// Output columns [first_column, first_column + columns) of one row, from precomputed column
 /// offsets (x0s, x1s, in elements) and fractions.
 static inline __attribute__((always_inline)) void
 resize_row_body(const ck_resize_params *p, float scale_y, size_t row, size_t first_column, size_t columns,
                 const size_t *x0s, const size_t *x1s, const float *dxs) {
     const size_t c = p->channels;
-    size_t b = row / p->out_h, oy = row % p->out_h;
-    float fy;
-    size_t y0, y1;
-    interpolation(oy, scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
-    const float dy = fy - (float)y0;
-    const float *image = p->input + b * p->in_h * p->in_w * c;
-    const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
-    float *out = p->output + (row * p->out_w + first_column) * c;
+    const resize_rows r = resize_rows_of(p, scale_y, row, first_column);
+    const float dy = r.dy, *row0 = r.row0, *row1 = r.row1;
+    float *out = r.out;
     const float lo = p->out_min, hi = p->out_max;
     const int clamp = lo != -INFINITY || hi != INFINITY;
     for (size_t i = 0; i < columns; i++, out += c) {
@@ -146,14 +160,9 @@ CK_AVX2 static void resize_row_avx2(const ck_resize_params *p, float scale_y, si
 CK_AVX2 static void resize_row8_avx2(const ck_resize_params *p, float scale_y, size_t row, size_t first_column,
                                      size_t columns, const size_t *x0s, const size_t *x1s, const float *dxs) {
     const size_t c = p->channels;
-    const size_t b = row / p->out_h, oy = row % p->out_h;
-    float fy;
-    size_t y0, y1;
-    interpolation(oy, scale_y, p->half_pixel_centers, p->in_h, &fy, &y0, &y1);
-    const float dy = fy - (float)y0;
-    const float *image = p->input + b * p->in_h * p->in_w * c;
-    const float *row0 = image + y0 * p->in_w * c, *row1 = image + y1 * p->in_w * c;
-    float *out = p->output + (row * p->out_w + first_column) * c;
+    const resize_rows r = resize_rows_of(p, scale_y, row, first_column);
+    const float dy = r.dy, *row0 = r.row0, *row1 = r.row1;
+    float *out = r.out;
     const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
     const int clamp = p->out_min != -INFINITY || p->out_max != INFINITY;
     for (size_t i = 0; i < columns; i++, out += c) {

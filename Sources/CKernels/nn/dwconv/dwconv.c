@@ -105,12 +105,12 @@ static int dw_span_conflicts(const ck_dwconv_params *p) {
 
 /// Whether the AVX2/NEON fast path runs this layer line by line. Spans of 8 pixels use each
 /// input pixel they load for more outputs, spans of 4 over a whole line read each line once.
-/// Which pays was measured layer by layer on the models' shapes (scripts/dev/dwconv-rates, AMD
-/// Zen 3): lines where the span's lines conflict in L1 (12x12x256: 0.90x the time, 7x7x512:
-/// 0.55-0.76x), on wide rows (56x56x96 3x3: 0.82x, 96x96x32 5x5: 0.90x) and with stride 2 from
-/// 12 output columns (24x24x128 5x5: 0.73x); blocks on narrow rows without conflicts
-/// (14x14x672 5x5: 1.2-1.5x line by line, 7x7x576: 1.25x) and where the channels end in half a
-/// line (112x112x24: 1.17x).
+/// Which pays was measured layer by layer on the models' shapes (scripts/dev/dwconv-rates, one
+/// AMD Zen 3 core): lines where the span's lines conflict in L1 (12x12x256 5x5: 0.85x the time,
+/// 7x7x512 3x3: 0.67x), on wide rows (56x56x96 3x3: 0.83x, 96x96x32 5x5: 0.92x) and with stride 2
+/// from 12 output columns (24x24x128 5x5: 0.74x); blocks on narrow rows without conflicts
+/// (14x14x672 5x5: 1.26x line by line, 7x7x576 5x5: 1.33x) and where the channels end in half a
+/// line (whose pairs of blocks straddle two lines: 112x112x24 and 128x128x24 ran slower).
 int ck_dwconv_line_spans(const ck_dwconv_params *p) {
     if (dw_fast_geometry(p) < 0 || p->channels % (2 * CB) != 0) return 0;
     if (p->out_w >= 24) return 1;

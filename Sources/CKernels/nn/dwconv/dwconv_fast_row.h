@@ -74,6 +74,24 @@ DW_INLINE void DW_NAME(dw_row_fast)(const int K, const int S, const ck_dwconv_pa
     DW_NAME(dw_row_spans)(K, S, 0, p, row, c_begin, c_end);
 }
 
+/// The four fast geometries' row kernels over a row driver (DRIVER(K, S, p, row, c_begin, c_end)),
+/// named PREFIX_3x3s1_<ISA> ... PREFIX_5x5s2_<ISA>, and their table TABLE_<ISA>.
+#define DW_ROW_KERNELS(PREFIX, DRIVER, TABLE)                                                              \
+    DW_FN static void DW_NAME(PREFIX##_3x3s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) { \
+        DW_NAME(DRIVER)(3, 1, p, row, c_begin, c_end);                                                    \
+    }                                                                                                     \
+    DW_FN static void DW_NAME(PREFIX##_3x3s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) { \
+        DW_NAME(DRIVER)(3, 2, p, row, c_begin, c_end);                                                    \
+    }                                                                                                     \
+    DW_FN static void DW_NAME(PREFIX##_5x5s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) { \
+        DW_NAME(DRIVER)(5, 1, p, row, c_begin, c_end);                                                    \
+    }                                                                                                     \
+    DW_FN static void DW_NAME(PREFIX##_5x5s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) { \
+        DW_NAME(DRIVER)(5, 2, p, row, c_begin, c_end);                                                    \
+    }                                                                                                     \
+    const dw_row_fn DW_NAME(TABLE)[DW_FAST_GEOMETRIES] = {DW_NAME(PREFIX##_3x3s1), DW_NAME(PREFIX##_3x3s2), \
+                                                          DW_NAME(PREFIX##_5x5s1), DW_NAME(PREFIX##_5x5s2)};
+
 #if defined(DW_LINE_SPANS)
 /// One output row line by line: whole pairs of blocks in spans of up to 4 pixels (DW_LINE_SPANS),
 /// then a last odd block in spans of 8.
@@ -83,38 +101,10 @@ DW_INLINE void DW_NAME(dw_row_lines)(const int K, const int S, const ck_dwconv_p
     if (paired < c_end) DW_NAME(dw_row_spans)(K, S, 0, p, row, paired, c_end);
 }
 
-DW_FN static void DW_NAME(dw_lines_3x3s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_lines)(3, 1, p, row, c_begin, c_end);
-}
-DW_FN static void DW_NAME(dw_lines_3x3s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_lines)(3, 2, p, row, c_begin, c_end);
-}
-DW_FN static void DW_NAME(dw_lines_5x5s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_lines)(5, 1, p, row, c_begin, c_end);
-}
-DW_FN static void DW_NAME(dw_lines_5x5s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_lines)(5, 2, p, row, c_begin, c_end);
-}
-
-const dw_row_fn DW_NAME(dw_fast_line_rows)[DW_FAST_GEOMETRIES] = {DW_NAME(dw_lines_3x3s1), DW_NAME(dw_lines_3x3s2),
-                                                                  DW_NAME(dw_lines_5x5s1), DW_NAME(dw_lines_5x5s2)};
+DW_ROW_KERNELS(dw_lines, dw_row_lines, dw_fast_line_rows)
 #endif
 
-DW_FN static void DW_NAME(dw_row_3x3s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_fast)(3, 1, p, row, c_begin, c_end);
-}
-DW_FN static void DW_NAME(dw_row_3x3s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_fast)(3, 2, p, row, c_begin, c_end);
-}
-DW_FN static void DW_NAME(dw_row_5x5s1)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_fast)(5, 1, p, row, c_begin, c_end);
-}
-DW_FN static void DW_NAME(dw_row_5x5s2)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end) {
-    DW_NAME(dw_row_fast)(5, 2, p, row, c_begin, c_end);
-}
-
-const dw_row_fn DW_NAME(dw_fast_rows)[DW_FAST_GEOMETRIES] = {DW_NAME(dw_row_3x3s1), DW_NAME(dw_row_3x3s2),
-                                                             DW_NAME(dw_row_5x5s1), DW_NAME(dw_row_5x5s2)};
+DW_ROW_KERNELS(dw_row, dw_row_fast, dw_fast_rows)
 
 #undef DW_NAME
 #undef DW_ISA
@@ -123,3 +113,4 @@ const dw_row_fn DW_NAME(dw_fast_rows)[DW_FAST_GEOMETRIES] = {DW_NAME(dw_row_3x3s
 #undef DW_VECTOR
 #undef DW_SET1
 #undef DW_LINE_SPANS
+#undef DW_ROW_KERNELS

@@ -52,6 +52,41 @@ CK_SIMD8_FN void dw_row_general_simd8(const ck_dwconv_params *p, size_t row, siz
 
 // MARK: - The fast path
 
+/// One kernel row of a span: the K weights of kernel row `wk` (one block) in registers, each of
+/// the (W - 1) * S + K input pixels from `row` (channel c0 of column 0) loaded once and multiplied
+/// into every output pixel that uses it. CHECKED skips the taps left or right of the input.
+CK_SIMD8_INLINE void dw_kernel_row_simd8(const int W, const int K, const int S, const int CHECKED, const float *row,
+                                         const float *wk, ptrdiff_t ix0, size_t in_w, size_t C, ck_v8 *acc) {
+    ck_v8 wv[5];
+#pragma clang loop unroll(full)
+    for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * CB);
+#pragma clang loop unroll(full)
+    for (int t = 0; t < (W - 1) * S + K; t++) {
+        const ptrdiff_t ix = ix0 + t;
+        if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
+        const ck_v8 x = v8_load(row + ix * (ptrdiff_t)C);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) {
+            const int kx = t - j * S;
+            if (kx >= 0 && kx < K) acc[j] = v8_fma(x, wv[kx], acc[j]);
+        }
+    }
+}
+
+/// A span's W pixels of one block (channels c ... c + 7) through the clamp and PReLU into `out`
+/// (the first pixel, channel 0).
+CK_SIMD8_INLINE void dw_store_span_simd8(const int W, const ck_v8 *acc, float *out, size_t C, size_t c, ck_v8 lo,
+                                         ck_v8 hi, const float *prelu) {
+    if (prelu != NULL) {
+        const ck_v8 slope = v8_load(prelu + c);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c, v8_prelu(v8_min(v8_max(acc[j], lo), hi), slope));
+    } else {
+#pragma clang loop unroll(full)
+        for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c, v8_min(v8_max(acc[j], lo), hi));
+    }
+}
+
 /// W output pixels (columns ox ... ox + W - 1 of one row) x channels [c_begin, c_end) (whole
 /// blocks of 8) for a K x K kernel with stride S. rows[ky] points at column 0, channel 0 of
 /// kernel row ky's input row; kernel rows outside [ky_begin, ky_end) lie outside the input.
@@ -70,31 +105,9 @@ CK_SIMD8_INLINE void dw_span_simd8(const int W, const int K, const int S, const 
 #pragma clang loop unroll(full)
         for (int j = 0; j < W; j++) acc[j] = bias;
         for (size_t ky = ky_begin; ky < ky_end; ky++) {
-            const float *row = rows[ky] + c0;
-            const float *wk = w + CB + ky * (size_t)K * CB;
-            ck_v8 wv[5];
-#pragma clang loop unroll(full)
-            for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * CB);
-#pragma clang loop unroll(full)
-            for (int t = 0; t < (W - 1) * S + K; t++) {
-                const ptrdiff_t ix = ix0 + t;
-                if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
-                const ck_v8 x = v8_load(row + ix * (ptrdiff_t)C);
-#pragma clang loop unroll(full)
-                for (int j = 0; j < W; j++) {
-                    const int kx = t - j * S;
-                    if (kx >= 0 && kx < K) acc[j] = v8_fma(x, wv[kx], acc[j]);
-                }
-            }
+            dw_kernel_row_simd8(W, K, S, CHECKED, rows[ky] + c0, w + CB + ky * (size_t)K * CB, ix0, in_w, C, acc);
         }
-        if (prelu != NULL) {
-            const ck_v8 slope = v8_load(prelu + c0);
-#pragma clang loop unroll(full)
-            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c0, v8_prelu(v8_min(v8_max(acc[j], lo), hi), slope));
-        } else {
-#pragma clang loop unroll(full)
-            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c0, v8_min(v8_max(acc[j], lo), hi));
-        }
+        dw_store_span_simd8(W, acc, out, C, c0, lo, hi, prelu);
     }
 }
 
@@ -124,36 +137,12 @@ CK_SIMD8_INLINE void dw_span_line_simd8(const int W, const int K, const int S, c
     for (size_t ky = ky_begin; ky < ky_end; ky++) {
 #pragma clang loop unroll(full)
         for (int b = 0; b < 2; b++) {
-            const float *row = rows[ky] + c0 + (size_t)b * CB;
-            const float *wk = w + (size_t)b * block_floats + CB + ky * (size_t)K * CB;
-            ck_v8 wv[5];
-#pragma clang loop unroll(full)
-            for (int kx = 0; kx < K; kx++) wv[kx] = v8_load(wk + kx * CB);
-#pragma clang loop unroll(full)
-            for (int t = 0; t < (W - 1) * S + K; t++) {
-                const ptrdiff_t ix = ix0 + t;
-                if (CHECKED && (ix < 0 || ix >= (ptrdiff_t)in_w)) continue;
-                const ck_v8 x = v8_load(row + ix * (ptrdiff_t)C);
-#pragma clang loop unroll(full)
-                for (int j = 0; j < W; j++) {
-                    const int kx = t - j * S;
-                    if (kx >= 0 && kx < K) acc[b][j] = v8_fma(x, wv[kx], acc[b][j]);
-                }
-            }
+            dw_kernel_row_simd8(W, K, S, CHECKED, rows[ky] + c0 + (size_t)b * CB,
+                                w + (size_t)b * block_floats + CB + ky * (size_t)K * CB, ix0, in_w, C, acc[b]);
         }
     }
 #pragma clang loop unroll(full)
-    for (int b = 0; b < 2; b++) {
-        const size_t c = c0 + (size_t)b * CB;
-        if (prelu != NULL) {
-            const ck_v8 slope = v8_load(prelu + c);
-#pragma clang loop unroll(full)
-            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c, v8_prelu(v8_min(v8_max(acc[b][j], lo), hi), slope));
-        } else {
-#pragma clang loop unroll(full)
-            for (int j = 0; j < W; j++) v8_store(out + (size_t)j * C + c, v8_min(v8_max(acc[b][j], lo), hi));
-        }
-    }
+    for (int b = 0; b < 2; b++) dw_store_span_simd8(W, acc[b], out, C, c0 + (size_t)b * CB, lo, hi, prelu);
 }
 
 /// Channels [c_begin, c_end) (whole pairs of blocks) of a span of W <= 4 pixels, line by line.
