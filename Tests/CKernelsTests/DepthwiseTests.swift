@@ -38,7 +38,9 @@ final class DepthwiseTests: XCTestCase {
         return (input, weights, bias, slopes, packed)
     }
 
-    func run(_ t: Case, input: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?, pool: OpaquePointer? = nil) -> [Float] {
+    /// `lineSpans`: 1 line by line, 0 block by block, -1 as the geometry says.
+    func run(_ t: Case, input: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?, pool: OpaquePointer? = nil,
+             lineSpans: Int32 = -1) -> [Float] {
         // One extra output pixel of sentinels checks that tails do not write past the tensor.
         var out = [Float](repeating: 777, count: (t.oh * t.ow + 1) * t.c)
         let zeros = [Float](repeating: 0, count: t.c)
@@ -52,7 +54,7 @@ final class DepthwiseTests: XCTestCase {
                                                      kernel_h: t.kh, kernel_w: t.kw, stride_h: t.stride, stride_w: t.stride,
                                                      dilation_h: t.dilation, dilation_w: t.dilation, pad_top: t.padTop, pad_left: t.padLeft,
                                                      input: ip.baseAddress, packed: wp.baseAddress, zero: zp.baseAddress,
-                                                     output: outBase, out_min: lo, out_max: hi, prelu: sp, line_spans: -1)
+                                                     output: outBase, out_min: lo, out_max: hi, prelu: sp, line_spans: lineSpans)
                             ck_dwconv(&p, pool)
                         }
                         if let prelu { prelu.withUnsafeBufferPointer { go($0.baseAddress) } } else { go(nil) }
@@ -128,16 +130,17 @@ final class DepthwiseTests: XCTestCase {
         ]
         for t in cases {
             let (input, weights, bias, slopes, packed) = randomLayer(t, &g)
-            defer { ck_dwconv_set_spans(CK_DWCONV_SPANS_AUTO) }
             for (lo, hi, prelu) in [(-Float.infinity, Float.infinity, nil), (-1, 1, slopes)] as [(Float, Float, [Float]?)] {
                 let expected = reference(t, input: input, weights: weights, bias: bias, lo: lo, hi: hi, prelu: prelu)
                 for threads in [1, 3] {
                     let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
                     defer { if let pool { ck_threadpool_destroy(pool) } }
-                    ck_dwconv_set_spans(CK_DWCONV_SPANS_BLOCKS)
-                    let (_, blocks) = try portableAndEachSIMD { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool) }
-                    ck_dwconv_set_spans(CK_DWCONV_SPANS_LINES)
-                    let (_, lines) = try portableAndEachSIMD { run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool) }
+                    let (_, blocks) = try portableAndEachSIMD {
+                        run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool, lineSpans: 0)
+                    }
+                    let (_, lines) = try portableAndEachSIMD {
+                        run(t, input: input, packed: packed, lo: lo, hi: hi, prelu: prelu, pool: pool, lineSpans: 1)
+                    }
                     for (byLines, byBlocks) in zip(lines, blocks) {
                         assertClose(byLines.result, expected, tolerance: 1e-5, "\(byLines.level) depthwise line by line \(t)")
                         XCTAssertEqual(byLines.result, byBlocks.result, "\(byLines.level) depthwise line by line against block by block, \(threads) threads, \(t)")

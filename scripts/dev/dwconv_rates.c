@@ -1,5 +1,5 @@
 // One core's depthwise convolution time per layer shape of the models, block by block against
-// line by line (ck_dwconv_set_spans), and the way the layer's geometry picks. Built and run by
+// line by line (ck_dwconv_params.line_spans), and the way the layer's geometry picks. Built and run by
 // scripts/dev/dwconv-rates against the kernels of the release build.
 #include "CKernels.h"
 #include "ck_nn.h"
@@ -59,11 +59,10 @@ int main(void) {
         p.pad_top = p.pad_left = pad, p.input = in, p.packed = packed, p.output = out;
         p.out_min = -INFINITY, p.out_max = INFINITY;
         const int picked = ck_dwconv_line_spans(&p);
-        p.line_spans = -1;
         double best[2] = {INFINITY, INFINITY};
         for (int turn = 0; turn < 16; turn++) {
             const int lines = turn & 1;
-            ck_dwconv_set_spans(lines ? CK_DWCONV_SPANS_LINES : CK_DWCONV_SPANS_BLOCKS);
+            p.line_spans = lines;
             for (int run = 0; run < 60; run++) {
                 const double start = now_ns();
                 ck_dwconv(&p, NULL);
@@ -71,7 +70,6 @@ int main(void) {
                 if (elapsed < best[lines]) best[lines] = elapsed;
             }
         }
-        ck_dwconv_set_spans(CK_DWCONV_SPANS_AUTO);
         printf("| %zux%zux%zu %zux%zu/%zu | %zu | %.2f | %.2f | %.2f | %s |\n", l.h, l.w, l.c, l.k, l.k, l.s, l.count,
                best[0] / 1e3, best[1] / 1e3, best[1] / best[0], picked ? "lines" : "blocks");
         total_blocks += (double)l.count * best[0];

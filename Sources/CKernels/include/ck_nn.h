@@ -250,28 +250,19 @@ typedef struct ck_dwconv_params {
     float *output;           ///< NHWC
     float out_min, out_max;
     const float *prelu;
-    /// How the AVX2/NEON fast path walks the channels: 1 line by line, 0 block by block, -1
-    /// decided at each call. Set it once from ck_dwconv_line_spans when the layer is bound.
+    /// How the AVX2/NEON fast path walks the channels: 1 line by line, 0 block by block (the
+    /// same bits either way), -1 as ck_dwconv_line_spans says at each call. Set it once from
+    /// ck_dwconv_line_spans when the layer is bound.
     int line_spans;
 } ck_dwconv_params;
 
 /// Depthwise convolution with depth multiplier 1, bias and fused activation.
 void ck_dwconv(const ck_dwconv_params *params, ck_threadpool *pool);
 
-/// How the AVX2/NEON fast path walks the channels: spans of 8 pixels block by block (8
-/// channels), or spans of up to 4 pixels line by line (16 channels, one 64-byte line).
-typedef enum ck_dwconv_spans {
-    CK_DWCONV_SPANS_AUTO = 0,   ///< the layer's geometry decides (the default)
-    CK_DWCONV_SPANS_BLOCKS = 1, ///< always block by block
-    CK_DWCONV_SPANS_LINES = 2,  ///< line by line wherever a layer has two blocks or more
-} ck_dwconv_spans;
-
-/// Forces one way for every later call, for tests (both give the same bits) and measurements
-/// (the environment variable VISION_TASKS_DWCONV_SPANS=blocks or =lines does the same at start).
-void ck_dwconv_set_spans(ck_dwconv_spans spans);
-
-/// Whether the layer's geometry has the AVX2/NEON fast path walk line by line (1) or block by
-/// block (0); the geometry fields of `params` only are read.
+/// Whether the AVX2/NEON fast path should walk this layer line by line (1: two 8-channel blocks,
+/// one 64-byte line, in spans of up to 4 pixels) or block by block (0: spans of 8 pixels), as its
+/// geometry says (only those fields of `params` are read); VISION_TASKS_DWCONV_SPANS=blocks or
+/// =lines in the environment answers that for every layer, to compare both in one build.
 int ck_dwconv_line_spans(const ck_dwconv_params *params);
 
 // MARK: - Element-wise

@@ -17,7 +17,6 @@
 // between threads; the row kernels are in dwconv_portable.c, dwconv_simd8.c and dwconv_avx512.c,
 // the fast path's row driver, shared by the last two, in dwconv_fast_row.h.
 #include "dwconv_internal.h"
-#include <stdatomic.h>
 #include <stdlib.h>
 
 size_t ck_dwconv_packed_size(size_t channels, size_t taps) {
@@ -55,29 +54,6 @@ static int dw_fast_geometry(const ck_dwconv_params *p) {
     return -1;
 }
 
-/// The forced way (ck_dwconv_spans), or -1 until the first layer asks: then the one
-/// VISION_TASKS_DWCONV_SPANS names ("blocks" or "lines", to compare both in one build of the
-/// benchmark), else automatic.
-static _Atomic int dw_forced_spans = -1;
-
-void ck_dwconv_set_spans(ck_dwconv_spans spans) { atomic_store_explicit(&dw_forced_spans, (int)spans, memory_order_relaxed); }
-
-static int dw_spans_setting(void) {
-    int spans = atomic_load_explicit(&dw_forced_spans, memory_order_relaxed);
-    if (spans < 0) {
-        const char *name = getenv("VISION_TASKS_DWCONV_SPANS");
-        int unset = -1;
-        spans = name != NULL && strcmp(name, "blocks") == 0  ? CK_DWCONV_SPANS_BLOCKS
-                : name != NULL && strcmp(name, "lines") == 0 ? CK_DWCONV_SPANS_LINES
-                                                              : CK_DWCONV_SPANS_AUTO;
-        if (!atomic_compare_exchange_strong_explicit(&dw_forced_spans, &unset, spans, memory_order_relaxed,
-                                                     memory_order_relaxed)) {
-            spans = unset;
-        }
-    }
-    return spans;
-}
-
 /// L1 data cache geometry assumed by dw_span_conflicts: 64 sets of 64-byte lines, 8 ways (the
 /// 32 KiB L1 of AMD Zen 2 to Zen 4 and of most Intel cores before Golden Cove).
 #define DW_L1_SETS 64
@@ -112,18 +88,13 @@ static int dw_span_conflicts(const ck_dwconv_params *p) {
 /// (14x14x672 5x5: 1.26x line by line, 7x7x576 5x5: 1.33x) and where the channels end in half a
 /// line (whose pairs of blocks straddle two lines: 112x112x24 and 128x128x24 ran slower).
 int ck_dwconv_line_spans(const ck_dwconv_params *p) {
+    const char *forced = getenv("VISION_TASKS_DWCONV_SPANS");
+    if (forced != NULL && strcmp(forced, "blocks") == 0) return 0;
+    if (forced != NULL && strcmp(forced, "lines") == 0) return 1;
     if (dw_fast_geometry(p) < 0 || p->channels % (2 * CB) != 0) return 0;
     if (p->out_w >= 24) return 1;
     if (p->stride_w == 2 && p->out_w >= 12) return 1;
     return dw_span_conflicts(p);
-}
-
-/// Whether this call runs line by line: as forced, else as the layer was bound, else as its
-/// geometry says.
-static int dw_line_spans(const ck_dwconv_params *p) {
-    const int forced = dw_spans_setting();
-    if (forced != CK_DWCONV_SPANS_AUTO) return forced == CK_DWCONV_SPANS_LINES;
-    return p->line_spans >= 0 ? p->line_spans : ck_dwconv_line_spans(p);
 }
 
 /// The row kernel for this geometry at the current dispatch level.
@@ -133,7 +104,10 @@ static dw_row_fn dw_select(const ck_dwconv_params *p) {
 #if defined(CK_HAVE_X86)
     if (ck_use_avx512() && fast >= 0) return dw_fast_rows_avx512[fast];
 #endif
-    if (ck_use_simd8() && fast >= 0) return dw_line_spans(p) ? dw_fast_line_rows_simd8[fast] : dw_fast_rows_simd8[fast];
+    if (ck_use_simd8() && fast >= 0) {
+        const int lines = p->line_spans >= 0 ? p->line_spans : ck_dwconv_line_spans(p);
+        return lines ? dw_fast_line_rows_simd8[fast] : dw_fast_rows_simd8[fast];
+    }
     if (ck_use_simd8()) return dw_row_general_simd8;
 #endif
     return dw_row_portable;
