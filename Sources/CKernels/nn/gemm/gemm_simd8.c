@@ -32,6 +32,35 @@ CK_SIMD8_INLINE ck_v8 gemm_weights_simd8(const int F16, const void *w, size_t of
     return F16 ? v8_load_f16((const uint16_t *)w + offset) : v8_load((const float *)w + offset);
 }
 
+/// The epilogue for whole vectors: 8 columns from `col` of R rows from `i0`, row i's sums in
+/// acc[i * STEP], with the constants loaded once (gemm_store_simd8's steps for each vector). One
+/// loop per case, so that each is straight-line code: tested inside the unrolled loop, the
+/// cases cost 1024x8x8 about a fifth of its rate.
+CK_SIMD8_INLINE void gemm_store_rows8_simd8(const int R, const int STEP, const gemm_job *job, const ck_v8 *acc,
+                                            size_t i0, size_t col) {
+    const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
+    float *out = job->c + i0 * job->c_stride + col;
+    const size_t stride = job->c_stride;
+    if (job->residual != NULL) {
+        const ck_v8 lo2 = v8_set1(job->lo2), hi2 = v8_set1(job->hi2);
+        const ck_v8 slope = job->prelu != NULL ? v8_load(job->prelu + col) : lo;
+        const float *res = job->residual + i0 * job->residual_stride + col;
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) {
+            ck_v8 v = v8_min(v8_max(acc[i * STEP], lo), hi);
+            v = v8_min(v8_max(v8_add(v, v8_load(res + (size_t)i * job->residual_stride)), lo2), hi2);
+            v8_store(out + (size_t)i * stride, job->prelu != NULL ? v8_prelu(v, slope) : v);
+        }
+    } else if (job->prelu != NULL) {
+        const ck_v8 slope = v8_load(job->prelu + col);
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) v8_store(out + (size_t)i * stride, v8_prelu(v8_min(v8_max(acc[i * STEP], lo), hi), slope));
+    } else {
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) v8_store(out + (size_t)i * stride, v8_min(v8_max(acc[i * STEP], lo), hi));
+    }
+}
+
 /// R rows (a constant in each instantiation, so the accumulators stay in registers) x 16
 /// columns (WIDE) or x 8 columns of one panel.
 CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE, const gemm_job *job, size_t i0,
@@ -100,45 +129,9 @@ CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE,
             }
         }
     }
-    if (job->residual != NULL && nr == (WIDE ? NR : 8)) {
-        // Whole vectors with a residual: the epilogue's constants loaded once per tile.
-        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi), lo2 = v8_set1(job->lo2), hi2 = v8_set1(job->hi2);
-        float *out = job->c + i0 * job->c_stride + n0;
-        const float *res = job->residual + i0 * job->residual_stride + n0;
-        const ck_v8 s0 = job->prelu != NULL ? v8_load(job->prelu + n0) : lo;
-        const ck_v8 s1 = job->prelu != NULL && WIDE ? v8_load(job->prelu + n0 + 8) : lo;
-#pragma clang loop unroll(full)
-        for (int i = 0; i < R; i++) {
-#pragma clang loop unroll(full)
-            for (int h = 0; h < (WIDE ? 2 : 1); h++) {
-                ck_v8 v = v8_min(v8_max(acc[i][h], lo), hi);
-                v = v8_add(v, v8_load(res + (size_t)i * job->residual_stride + 8 * (size_t)h));
-                v = v8_min(v8_max(v, lo2), hi2);
-                if (job->prelu != NULL) v = v8_prelu(v, h == 0 ? s0 : s1);
-                v8_store(out + (size_t)i * job->c_stride + 8 * (size_t)h, v);
-            }
-        }
-        return;
-    }
-    if (job->residual == NULL && nr == (WIDE ? NR : 8)) {
-        // Whole vectors without a residual: the activation's constants loaded once per tile.
-        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
-        float *out = job->c + i0 * job->c_stride + n0;
-        const size_t stride = job->c_stride;
-        if (job->prelu != NULL) {
-            const ck_v8 s0 = v8_load(job->prelu + n0), s1 = WIDE ? v8_load(job->prelu + n0 + 8) : s0;
-#pragma clang loop unroll(full)
-            for (int i = 0; i < R; i++) {
-                v8_store(out + (size_t)i * stride, v8_prelu(v8_min(v8_max(acc[i][0], lo), hi), s0));
-                if (WIDE) v8_store(out + (size_t)i * stride + 8, v8_prelu(v8_min(v8_max(acc[i][1], lo), hi), s1));
-            }
-        } else {
-#pragma clang loop unroll(full)
-            for (int i = 0; i < R; i++) {
-                v8_store(out + (size_t)i * stride, v8_min(v8_max(acc[i][0], lo), hi));
-                if (WIDE) v8_store(out + (size_t)i * stride + 8, v8_min(v8_max(acc[i][1], lo), hi));
-            }
-        }
+    if (nr == (WIDE ? NR : 8)) {
+        gemm_store_rows8_simd8(R, 2, job, &acc[0][0], i0, n0);
+        if (WIDE) gemm_store_rows8_simd8(R, 2, job, &acc[0][1], i0, n0 + 8);
         return;
     }
 #pragma clang loop unroll(full)
@@ -188,27 +181,7 @@ CK_SIMD8_INLINE void gemm_12x8_simd8(const int R, const int F16, const gemm_job 
         }
     }
     if (nr == 8) {
-        // Whole vectors: the epilogue's constants loaded once per tile (gemm_store_simd8's steps).
-        const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi), lo2 = v8_set1(job->lo2), hi2 = v8_set1(job->hi2);
-        const ck_v8 slope = job->prelu != NULL ? v8_load(job->prelu + n0) : lo;
-        float *out = job->c + i0 * job->c_stride + n0;
-        const float *res = job->residual != NULL ? job->residual + i0 * job->residual_stride + n0 : NULL;
-        // One loop per epilogue, so that each is straight-line code (tested inside the unrolled
-        // loop, the branches cost 1024x8x8 a fifth of its rate).
-        if (res != NULL) {
-#pragma clang loop unroll(full)
-            for (int i = 0; i < R; i++) {
-                ck_v8 v = v8_min(v8_max(acc[i], lo), hi);
-                v = v8_min(v8_max(v8_add(v, v8_load(res + (size_t)i * job->residual_stride)), lo2), hi2);
-                v8_store(out + (size_t)i * job->c_stride, job->prelu != NULL ? v8_prelu(v, slope) : v);
-            }
-        } else if (job->prelu != NULL) {
-#pragma clang loop unroll(full)
-            for (int i = 0; i < R; i++) v8_store(out + (size_t)i * job->c_stride, v8_prelu(v8_min(v8_max(acc[i], lo), hi), slope));
-        } else {
-#pragma clang loop unroll(full)
-            for (int i = 0; i < R; i++) v8_store(out + (size_t)i * job->c_stride, v8_min(v8_max(acc[i], lo), hi));
-        }
+        gemm_store_rows8_simd8(R, 1, job, acc, i0, n0);
         return;
     }
 #pragma clang loop unroll(full)
