@@ -79,21 +79,31 @@ final class ResultBox<T: Sendable, E: Error>: @unchecked Sendable {
     var result: Result<T, E>?
 }
 
-/// Runs an async operation to completion from libFuzzer's synchronous callback.
+/// Runs an async operation to completion from libFuzzer's synchronous callback, and returns only
+/// once the task that ran it is gone: libFuzzer's leak check may run as soon as the input returns,
+/// and a task still finishing on another thread (its captures and frames not yet released) made
+/// LeakSanitizer report the request body's `Data` as leaked in CI runs, never on replay.
 func wait<T: Sendable, E: Error>(_ operation: @escaping @Sendable () async throws(E) -> T) -> Result<T, E> {
     let box = ResultBox<T, E>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
+    let released = DispatchSemaphore(value: 0)
+    // The witness's only reference is the task's closure, released when the task has ended.
+    Task { [witness = ReleaseWitness(released)] in
         // The result is stored by a function of its own, whose frame (and its copy of the value)
-        // is gone before the signal, so that the task holds no copy of it when the input ends and
-        // libFuzzer's leak check may run. (A 65-byte Data from `VisionServer.requestBody` was
-        // once reported as leaked in a CI run; replaying that input reported no leak.)
+        // is gone before the task ends.
         await store(operation, into: box)
-        done.signal()
+        withExtendedLifetime(witness) {}
     }
-    done.wait()
+    released.wait()
     guard let result = box.result else { fatalError("the operation did not finish") }
     return result
+}
+
+/// Signals its semaphore when it is deinitialised: here, when the task that captured it has ended
+/// and released its closure.
+final class ReleaseWitness: Sendable {
+    let semaphore: DispatchSemaphore
+    init(_ semaphore: DispatchSemaphore) { self.semaphore = semaphore }
+    deinit { semaphore.signal() }
 }
 
 /// Runs `operation` and stores what it returned or threw in `box`.
