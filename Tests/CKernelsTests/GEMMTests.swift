@@ -290,6 +290,58 @@ final class GEMMTests: XCTestCase {
         }
     }
 
+    /// Whole row tiles of 1x1 sums over 16 channels have the sum written out; the same GEMM as an
+    /// indirect one of two taps of 8 channels (the same 16 steps in the same order, through the
+    /// loop) must give the same bits, with float32 and half-precision panels.
+    func testUnrolledSumsOfSixteenGiveTheBitsOfTheLoop() throws {
+        var g = SeededGenerator(seed: 13)
+        for (m, n) in [(61, 64), (30, 24), (13, 96), (7, 40), (6, 16)] {
+            let a = randomFloats(m * 16, &g), bias = randomFloats(n, &g), slopes = randomFloats(n, &g, in: 0...0.5)
+            let w = randomFloats(n * 16, &g).map { ($0 * 2048).rounded() / 2048 }
+            for f16 in [false, true] {
+                // Panels of (n, 1 tap, 16) and of (n, 2 taps, 8) hold the same bytes: row r = tap * 8 + channel.
+                var packed = [UInt8](repeating: 0xff, count: f16 ? ck_conv_packed_bytes_f16(n, 1, 16) : ck_conv_packed_size(n, 1, 16) * 4)
+                bias.withUnsafeBufferPointer { b in
+                    packed.withUnsafeMutableBytes {
+                        if f16 {
+                            ck_conv_pack_f16(n, 1, 16, w, b.baseAddress, $0.baseAddress)
+                        } else {
+                            ck_conv_pack(n, 1, 16, w, b.baseAddress, $0.baseAddress?.assumingMemoryBound(to: Float.self))
+                        }
+                    }
+                }
+                let (_, levels) = try portableAndEachSIMD { () -> ([Float], [Float]) in
+                    let direct = packed.withUnsafeBytes {
+                        self.gemmFull(m: m, n: n, k: 16, a: a, packed: $0.baseAddress!, f16: f16, residual: nil,
+                                      lo: -1, hi: 6, lo2: -.infinity, hi2: .infinity, prelu: slopes)
+                    }
+                    var indirect = [Float](repeating: 12345, count: m * (n + 3))
+                    a.withUnsafeBufferPointer { ap in
+                        let rows = (0..<(m * 2)).map { Optional(ap.baseAddress! + $0 * 8) }
+                        rows.withUnsafeBufferPointer { table in
+                            packed.withUnsafeBytes { wp in
+                                slopes.withUnsafeBufferPointer { sp in
+                                    indirect.withUnsafeMutableBufferPointer { cp in
+                                        var params = ck_igemm_params(m: m, n: n, k: 8, taps: 2, indirection: table.baseAddress,
+                                                                     packed: wp.baseAddress, c: cp.baseAddress, c_stride: n + 3,
+                                                                     out_min: -1, out_max: 6, prelu: sp.baseAddress,
+                                                                     residual: nil, residual_stride: 0, sum_min: -.infinity, sum_max: .infinity,
+                                                                     weights_f16: f16 ? 1 : 0)
+                                        ck_igemm(&params, nil)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    return (direct, indirect)
+                }
+                for level in levels {
+                    XCTAssertEqual(level.result.0, level.result.1, "\(level.level) \(m)x\(n)x16, f16 \(f16): unrolled against the loop")
+                }
+            }
+        }
+    }
+
     func testHalfPrecisionConversionOfSpecialValues() {
         // Subnormal halves, the largest half, infinities and signed zeros convert exactly; values
         // between halves, below the smallest subnormal, above the largest half or NaN do not.
