@@ -75,33 +75,6 @@ final class InterpreterTests: XCTestCase {
         }
     }
 
-    /// Large pointwise convolutions run in bands with the depthwise convolution reading them;
-    /// every output keeps the bits of the two operators run apart, at 1 and 2 threads.
-    func testPointwiseAndDepthwiseInBandsGiveTheBitsOfSeparateOperators() throws {
-        for (name, size, outputs) in [("hand_landmark_lite.tflite", 224, 4), ("pose_landmark_full.tflite", 256, 5)] {
-            let url = try SharedTestData.installedModel(name)
-            let fused = try Model(contentsOf: url)
-            setenv("VISION_TASKS_POINTWISE_DEPTHWISE", "separate", 1)
-            defer { unsetenv("VISION_TASKS_POINTWISE_DEPTHWISE") }
-            let separate = try Model(contentsOf: url)
-            unsetenv("VISION_TASKS_POINTWISE_DEPTHWISE")
-            let bands = fused.program.operations.filter { $0 is PointwiseDepthwiseOperation }.count
-            XCTAssertGreaterThan(bands, 0, "\(name): no pointwise convolution runs in bands")
-            XCTAssertEqual(separate.program.operations.count, fused.program.operations.count + bands, name)
-            var random = TestRandom(state: 9)
-            let input = random.floats(size * size * 3).map { ($0 + 1) / 2 }
-            for threads in [1, 2] {
-                let results = try [fused, separate].map { model -> [[Float]] in
-                    let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
-                    try interpreter.copy(input, toInputAt: 0)
-                    try interpreter.invoke()
-                    return try (0..<outputs).map { try interpreter.output(at: $0).floats }
-                }
-                XCTAssertEqual(results[0], results[1], "\(name) at \(threads) thread(s)")
-            }
-        }
-    }
-
     func testMemoryPlanReusesMemory() throws {
         let model = try Model(contentsOf: try SharedTestData.installedModel("pose_landmark_full.tflite"))
         let plan = model.program.plan

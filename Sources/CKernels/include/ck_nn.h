@@ -265,20 +265,6 @@ void ck_dwconv(const ck_dwconv_params *params, ck_threadpool *pool);
 /// =lines in the environment answers that for every layer, to compare both in one build.
 int ck_dwconv_line_spans(const ck_dwconv_params *params);
 
-/// Output rows [row_begin, row_end) of ck_dwconv (rows of all images counted in order) on the
-/// calling thread: each value has the bits ck_dwconv gives it.
-void ck_dwconv_rows(const ck_dwconv_params *params, size_t row_begin, size_t row_end);
-
-/// A pointwise (1x1) convolution and the depthwise convolution that reads its output, in bands
-/// of rows: the GEMM writes a band of `pointwise->c` (which is `depthwise->input`, one image of
-/// in_h x in_w pixels, `m` = in_h * in_w rows of `depthwise->channels` = `n` columns), the
-/// depthwise reads it while it is still in the cache, instead of the whole tensor being written
-/// out and read back. Each GEMM call starts at a multiple of every kernel's tile height, so every
-/// tile is one of ck_gemm's own: both outputs have the bits of ck_gemm then ck_dwconv. On one
-/// thread only: with a pool of more threads, and for other shapes (several images, another
-/// width), it makes those two calls.
-void ck_pointwise_dwconv(const ck_gemm_params *pointwise, const ck_dwconv_params *depthwise, ck_threadpool *pool);
-
 // MARK: - Element-wise
 
 typedef enum ck_binary_op {

@@ -1,5 +1,4 @@
 import CKernels
-import Foundation
 
 /// Turns a parsed model file into a `Program`: validates every tensor, the graph's order and
 /// every operator, folds constant work (DEQUANTIZE and DENSIFY of weights), prepares the
@@ -272,7 +271,6 @@ final class GraphBuilder {
         prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
         prepared = fuseSiLU(prepared)
-        prepared = fusePointwiseDepthwise(prepared)
         let plan = try planMemory(prepared)
         return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
                        inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
@@ -462,31 +460,6 @@ final class GraphBuilder {
                     break
                 }
                 if fused { continue }
-            }
-            for t in op.outputs { producer[t] = result.count }
-            result.append(op)
-        }
-        return result.compactMap { $0 }
-    }
-
-    /// Runs each large pointwise convolution together with the depthwise convolution that is the
-    /// only reader of its output (`PointwiseDepthwiseOperation`), at the depthwise's place: the
-    /// convolution's inputs then live until that step, and nothing between the two reads its
-    /// output. `VISION_TASKS_POINTWISE_DEPTHWISE=separate` in the environment keeps them apart
-    /// (the same results), to compare both in one build.
-    private func fusePointwiseDepthwise(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
-        if ProcessInfo.processInfo.environment["VISION_TASKS_POINTWISE_DEPTHWISE"] == "separate" { return operations }
-        let readers = readers(operations)
-        var result: [(any PreparedOperation)?] = []
-        var producer: [Int: Int] = [:] // tensor -> index in result
-        for op in operations {
-            if let depthwise = op as? DepthwiseConv2DOperation, readers[depthwise.input] == 1,
-               let p = producer[depthwise.input], let pointwise = result[p] as? Conv2DOperation,
-               PointwiseDepthwiseOperation.fits(pointwise, depthwise) {
-                result[p] = nil
-                for t in op.outputs { producer[t] = result.count }
-                result.append(PointwiseDepthwiseOperation(pointwise: pointwise, depthwise: depthwise))
-                continue
             }
             for t in op.outputs { producer[t] = result.count }
             result.append(op)

@@ -168,17 +168,3 @@ void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
     job.groups = (p->channels + job.group_size - 1) / job.group_size;
     ck_parallel_for(pool, rows * job.groups, dw_rows_range, &job);
 }
-
-void ck_dwconv_rows(const ck_dwconv_params *p, size_t row_begin, size_t row_end) {
-    const size_t taps = p->kernel_h * p->kernel_w;
-    if (taps == 0 || taps > CK_DWCONV_MAX_TAPS || p->channels == 0 || p->out_w == 0) return;
-    const size_t vector = ck_use_avx512() ? 2 * CB : CB;
-    dw_job job;
-    job.p = p;
-    job.row = dw_select(p);
-    job.rows = p->batch * p->out_h;
-    job.groups = 1;
-    job.group_size = (p->channels + vector - 1) / vector * vector;
-    job.channel_major = 0;
-    if (row_begin < row_end) dw_rows_range(&job, row_begin, CK_MIN(row_end, job.rows));
-}
