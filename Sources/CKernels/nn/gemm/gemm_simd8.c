@@ -1,5 +1,6 @@
 // The GEMM microkernels written once over ck_simd8.h (AVX2/FMA with F16C on x86-64, NEON on
-// arm64): gemm_6x16_simd8, up to 6 rows x the 16 columns of a panel (12 accumulators);
+// arm64): gemm_6x16_simd8, up to 6 rows x the 16 columns of a panel (12 accumulators; whole
+// tiles of 1x1 sums over 16 channels have their 16 steps written out);
 // gemm_12x8_simd8, up to 12 rows x 8 columns where a panel has at most 8 live outputs; for
 // matrix-vector products (one row), gemm_1x64_simd8, up to four panels per broadcast input value.
 // Half-precision panels are widened as they are read (F16C's vcvtph2ps, NEON's fcvtl).
@@ -128,10 +129,10 @@ CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE,
         acc[0][0] = v8_add(v8_add(acc[0][0], p0), v8_add(q0, u0));
         if (WIDE) acc[0][1] = v8_add(v8_add(acc[0][1], p1), v8_add(q1, u1));
     } else if (R == MR && taps == 1 && k == 16) {
-        // Whole tiles of short sums (1x1 convolutions over 16 channels: hand_landmark's expansions to 64 and
-        // 96 channels) written out whole: the loop's branch and counters cost 12544x64x16 about a
-        // twentieth of its time (scripts/dev/gemm-rates, one Zen 3 core). The same steps in the
-        // same order: the same bits.
+        // Whole tiles of short sums (1x1 convolutions over 16 channels: hand_landmark's
+        // expansions to 64 and 96 channels) written out: the loop's branch and counters cost
+        // 12544x64x16 about a twentieth of its time (scripts/dev/gemm-rates, one Zen 3 core).
+        // The same steps in the same order: the same bits.
         const float *a[MR];
 #pragma clang loop unroll(full)
         for (int i = 0; i < R; i++) a[i] = gemm_row(job, i0 + (size_t)i, 0);
