@@ -239,7 +239,13 @@ vt_compile_against_kernels() {
     local objects kernels
     swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --target CKernels >&2
     objects="$(swift build --package-path "$VT_ROOT" "${VT_BUILD_FLAGS[@]}" --show-bin-path)/CKernels.build"
-    mapfile -t kernels < <(find "$objects" -name '*.o' | sort)
+    # Only the objects of sources that exist: SwiftPM leaves a removed file's object behind.
+    local object
+    kernels=()
+    while IFS= read -r object; do
+        local source="${object#"$objects"/}"
+        [ -f "$VT_ROOT/Sources/CKernels/${source%.o}" ] && kernels+=("$object")
+    done < <(find "$objects" -name '*.o' | sort)
     cc -O2 -I"$VT_ROOT/Sources/CKernels/include" -o "$2" "$1" "${kernels[@]}" -lpthread -lm
 }
 
