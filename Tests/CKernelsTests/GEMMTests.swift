@@ -15,6 +15,13 @@ final class GEMMTests: XCTestCase {
         return packed
     }
 
+    /// Half-precision panels (`ck_conv_pack_f16`) of weights that are half-precision values.
+    func packHalf(n: Int, taps: Int, k: Int, weights: [Float], bias: [Float]) -> [UInt8] {
+        var packed = [UInt8](repeating: 0xff, count: ck_conv_packed_bytes_f16(n, taps, k))
+        bias.withUnsafeBufferPointer { b in packed.withUnsafeMutableBytes { ck_conv_pack_f16(n, taps, k, weights, b.baseAddress, $0.baseAddress) } }
+        return packed
+    }
+
     func gemm(m: Int, n: Int, k: Int, a: [Float], packed: [Float], lo: Float, hi: Float, prelu: [Float]?, pool: OpaquePointer? = nil) -> [Float] {
         // Output rows are padded by 3 columns of sentinels that must stay untouched.
         let stride = n + 3
@@ -224,8 +231,7 @@ final class GEMMTests: XCTestCase {
             XCTAssertEqual([Float(0.1)].withUnsafeBufferPointer { ck_f16_exact($0.baseAddress, 1) }, 0)
             let residual = randomFloats(m * (n + 3), &g, in: -4...4)
             let packed32 = pack(n: n, taps: 1, k: k, weights: w, bias: bias)
-            var packed16 = [UInt8](repeating: 0xff, count: ck_conv_packed_bytes_f16(n, 1, k))
-            bias.withUnsafeBufferPointer { b in packed16.withUnsafeMutableBytes { ck_conv_pack_f16(n, 1, k, w, b.baseAddress, $0.baseAddress) } }
+            let packed16 = packHalf(n: n, taps: 1, k: k, weights: w, bias: bias)
             var expected = reference(m: m, n: n, k: k, a: a, w: w, bias: bias, lo: 0, hi: 6, prelu: nil)
             for i in 0..<m {
                 for j in 0..<n {
@@ -261,8 +267,7 @@ final class GEMMTests: XCTestCase {
             let w = randomFloats(n * k, &g).map { ($0 * 2048).rounded() / 2048 }
             let residual = randomFloats(m * (n + 3), &g, in: -4...4)
             let packed32 = pack(n: n, taps: 1, k: k, weights: w, bias: bias)
-            var packed16 = [UInt8](repeating: 0xff, count: ck_conv_packed_bytes_f16(n, 1, k))
-            bias.withUnsafeBufferPointer { b in packed16.withUnsafeMutableBytes { ck_conv_pack_f16(n, 1, k, w, b.baseAddress, $0.baseAddress) } }
+            let packed16 = packHalf(n: n, taps: 1, k: k, weights: w, bias: bias)
             let pool = ck_threadpool_create(2)
             defer { ck_threadpool_destroy(pool) }
             for f16 in [false, true] {
@@ -300,16 +305,8 @@ final class GEMMTests: XCTestCase {
             let w = randomFloats(n * 16, &g).map { ($0 * 2048).rounded() / 2048 }
             for f16 in [false, true] {
                 // Panels of (n, 1 tap, 16) and of (n, 2 taps, 8) hold the same bytes: row r = tap * 8 + channel.
-                var packed = [UInt8](repeating: 0xff, count: f16 ? ck_conv_packed_bytes_f16(n, 1, 16) : ck_conv_packed_size(n, 1, 16) * 4)
-                bias.withUnsafeBufferPointer { b in
-                    packed.withUnsafeMutableBytes {
-                        if f16 {
-                            ck_conv_pack_f16(n, 1, 16, w, b.baseAddress, $0.baseAddress)
-                        } else {
-                            ck_conv_pack(n, 1, 16, w, b.baseAddress, $0.baseAddress?.assumingMemoryBound(to: Float.self))
-                        }
-                    }
-                }
+                let packed = f16 ? packHalf(n: n, taps: 1, k: 16, weights: w, bias: bias)
+                                 : pack(n: n, taps: 1, k: 16, weights: w, bias: bias).withUnsafeBytes { Array($0) }
                 let (_, levels) = try portableAndEachSIMD { () -> ([Float], [Float]) in
                     let direct = packed.withUnsafeBytes {
                         self.gemmFull(m: m, n: n, k: 16, a: a, packed: $0.baseAddress!, f16: f16, residual: nil,
