@@ -151,8 +151,34 @@ final class TeachBrowserTests: XCTestCase {
                     try await Task.sleep(for: .milliseconds(200))
                 }
                 try FileManager.default.copyItem(at: savedFile, to: again)
+                // A setting changed just after the upload request, before the server's answer to
+                // it (deterministically: in the same turn of the page's event loop): its options
+                // message waits for the bundle's last part, the upload goes through and the
+                // setting comes into force.
+                _ = try await devtools.evaluate(
+                    """
+                    (() => {
+                      const page = window.visionTasksPage, send = page.send;
+                      page.send = (message) => {
+                        const sent = send(message);
+                        if (typeof message === 'string' && message.includes('"upload"')) {
+                          page.send = send;
+                          queueMicrotask(() => {
+                            const slider = document.getElementById('set-detection');
+                            slider.value = '0.45';
+                            slider.dispatchEvent(new Event('change'));
+                          });
+                        }
+                        return sent;
+                      };
+                    })(), ''
+                    """)
                 try await devtools.setFiles("#teach-upload-file", [again.path])
                 let loaded = try await waitFor("the loaded bundle running") { teach($0)["using"] as? String == "again" }
+                let changed = try await waitFor("the setting changed during the upload in force") { state in
+                    abs(((state["settingsInForce"] as? [String: Any])?["minHandDetectionConfidence"] as? Double ?? 0) - 0.45) < 1e-4
+                }
+                XCTAssertEqual(teach(changed)["using"] as? String, "again", "the options message kept the loaded gestures: \(changed)")
                 XCTAssertEqual((teach(loaded)["loaded"] as? [String: Any])?["labels"] as? [String], ["none", "hello", "yes"], "\(loaded)")
                 XCTAssertEqual(teach(loaded)["models"] as? [String], ["again", "mine"], "\(loaded)")
                 _ = try await waitFor("a taught gesture from the loaded bundle") { state in

@@ -43,6 +43,7 @@ const demo = window.visionTasksDemo = {
 const answerListeners = [];
 window.visionTasksPage = {
   send(message) {
+    if (typeof message === 'string') return sendText(message);
     if (!socket || socket.readyState !== WebSocket.OPEN) return false;
     socket.send(message);
     return true;
@@ -55,6 +56,14 @@ window.visionTasksPage = {
   /// Holds camera and video frames back (teach.js, while a bundle goes up: its binary messages
   /// must not be mixed with frames) or lets them go again.
   pauseFrames(paused) { framesPaused = paused; },
+  /// Holds text messages back in the order sent (teach.js, from a bundle's upload request until
+  /// its last part is sent: a text message in between ends the upload) or sends those held.
+  holdTexts(hold) {
+    if (hold) { heldTexts = heldTexts || []; return; }
+    const held = heldTexts || [];
+    heldTexts = null;
+    for (const text of held) sendText(text);
+  },
   /// The largest binary message the session takes besides a frame's header (its ready answer).
   maxBinaryBytes() { return imageLimits.maxImageBytes; },
   /// settings.js calls this after the options changed: counts start over, a photo is asked again.
@@ -69,6 +78,16 @@ let source = 'camera', photoBlob = null, photoRequest = 0;
 // The server's image limits, from its ready answer: a photo is made to fit them.
 let imageLimits = { maxImageBytes: 16 * 1024 * 1024, maxImagePixels: 4096 * 4096 };
 let socket = null, inFlight = false, sentAt = 0, lastTimestamp = -1, framesPaused = false;
+// Text messages held back while a bundle goes up (null when none are held).
+let heldTexts = null;
+// Sends a text message on the session, or holds it back while a bundle goes up; false when the
+// session is not open.
+function sendText(text) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  if (heldTexts) heldTexts.push(text);
+  else socket.send(text);
+  return true;
+}
 // Reconnecting after a close (1001 when the server drains, a lost connection, a full server):
 // 250 ms doubling to 5 s, each wait ±30 % at random so that the sessions of a server that went
 // away do not all come back at once; back to 250 ms once a session is ready.
@@ -137,6 +156,7 @@ function connect() {
   };
   socket.onclose = (close) => {
     demo.connected = false; inFlight = false;
+    heldTexts = null;  // they were for the session that ended
     const why = close.reason ? ` (${close.reason})` : '';
     const wait = nextReconnectWait();
     showMessage(`The server went away${why}. Reconnecting in ${(wait / 1000).toFixed(1)} s…`, 'info');
@@ -179,7 +199,7 @@ function onAnswer(answer) {
     reconnectDelay = RECONNECT_FIRST_MS;
     imageLimits = { maxImageBytes: answer.maxImageBytes, maxImagePixels: answer.maxImagePixels };
     // The view chosen before the session was open (or while it reconnected) wins.
-    if (answer.task !== task) socket.send(JSON.stringify({ task }));
+    if (answer.task !== task) sendText(JSON.stringify({ task }));
     return;
   }
   if (answer.type === 'workout') { onWorkout(answer); return; }
@@ -336,7 +356,7 @@ function startCounting() {
   const count = classes.filter((name) => name.endsWith('_down'));
   const body = { samples: lines.join('\n') + '\n' };
   if (count.length) body.count = count;
-  socket.send(JSON.stringify({ workout: body }));
+  sendText(JSON.stringify({ workout: body }));
 }
 function onWorkout(answer) {
   workout.active = answer.active;
@@ -399,8 +419,8 @@ async function loadSamples(file) {
 $('record-up').onclick = () => record('up');
 $('record-down').onclick = () => record('down');
 $('count-start').onclick = startCounting;
-$('count-reset').onclick = () => { if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ workout: { reset: true } })); };
-$('count-stop').onclick = () => { if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ workout: { stop: true } })); };
+$('count-reset').onclick = () => { sendText(JSON.stringify({ workout: { reset: true } })); };
+$('count-stop').onclick = () => { sendText(JSON.stringify({ workout: { stop: true } })); };
 $('samples-save').onclick = saveSamples;
 $('samples-file').onchange = (event) => loadSamples(event.target.files[0]);
 
@@ -454,7 +474,7 @@ for (const radio of document.querySelectorAll('input[name=view]')) {
     demo.peopleSeen = {};
     if (source === 'photo') answerPhoto();
     // The session switches task with an options message (its tracking starts over).
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ task }));
+    sendText(JSON.stringify({ task }));
   };
 }
 

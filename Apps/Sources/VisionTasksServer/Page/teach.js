@@ -111,14 +111,18 @@
   }
 
   // Loads a .task bundle from the device: frames are held back from the upload request on (a
-  // frame must not come between the bundle's binary messages), the server answers "receiving",
-  // the bundle goes in parts of at most the frame limit, and "uploaded" (or an error) ends it.
+  // frame must not come between the bundle's binary messages), and the page's other text
+  // messages (a setting changed meanwhile) until the last part is sent (the server ends an upload
+  // that a text message interrupts); the server answers "receiving", the bundle goes in parts of
+  // at most the frame limit, and "uploaded" (or an error) ends it.
   let upload = null;  // {name, data} between the request and the server's last answer about it
   async function load(file) {
     const name = file.name.replace(/\.task$/i, '').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 64) || 'loaded';
     const data = await file.arrayBuffer();
+    if (upload) { status(`${upload.name}.task is still loading: load ${name}.task when it is done.`, true); return; }
     page.pauseFrames(true);
     if (!request({ upload: { name, bytes: data.byteLength } })) { page.pauseFrames(false); return; }
+    page.holdTexts(true);
     upload = { name, data };
     status(`Loading ${name}.task (${(data.byteLength / 1e6).toFixed(1)} MB)…`);
   }
@@ -126,10 +130,11 @@
   function sendUpload() {
     const part = Math.max(1, page.maxBinaryBytes());
     for (let start = 0; start < upload.data.byteLength; start += part) page.send(upload.data.slice(start, start + part));
+    page.holdTexts(false);
   }
 
   function endUpload() {
-    if (upload) { upload = null; page.pauseFrames(false); }
+    if (upload) { upload = null; page.pauseFrames(false); page.holdTexts(false); }
   }
 
   function onTeachAnswer(answer) {
