@@ -127,6 +127,17 @@ vt_ensure_ffmpeg() {
     vt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >&2
 }
 
+# A TCP port on 127.0.0.1 that is free now (the kernel's pick), for a server a script starts.
+vt_free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The frames of the video $1 as JPEGs 640 pixels wide (quality 4) in the folder $2, named
+# 0001.jpg, 0002.jpg, ...: what the load scripts stream to a server as a camera's frames.
+vt_video_frames() {
+    ffmpeg -loglevel error -i "$1" -vf "scale=640:-2" -q:v 4 "$2/%04d.jpg"
+}
+
 # HAProxy, the load balancer in front of two `vision-tasks serve` replicas in ReplicaBalancingTests
 # (health checks on /readyz, SIGTERM and SIGKILL to a replica); Debian/Ubuntu with apt.
 vt_ensure_haproxy() {
