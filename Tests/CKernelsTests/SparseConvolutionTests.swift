@@ -120,7 +120,9 @@ final class SparseConvolutionTests: XCTestCase {
 
     func testThreadCountsGiveIdenticalResults() {
         var g = SeededGenerator(seed: 15)
-        for (m, n, k) in [(49, 96, 200), (300, 40, 64), (49, 200, 48), (20, 1000, 30)] {
+        // One tile of 49 pixels with n < k and n > k (the input shared by the threads, or with
+        // 2 sixteens of outputs at 3 threads, tiles of pixels), and several tiles.
+        for (m, n, k) in [(49, 96, 200), (300, 40, 64), (49, 200, 48), (20, 1000, 30), (49, 24, 600)] {
             let c = Case(m: m, n: n, k: k, density: 0.25, &g, test: self)
             let e = Epilogue.all[2]
             let single = sparse(c, e)

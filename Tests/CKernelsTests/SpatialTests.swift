@@ -138,25 +138,65 @@ final class SpatialTests: XCTestCase {
         XCTAssertEqual(out, [1.75, 1.75, 2, 2, 2.5, 3, 3, 3.25, 3.25])
     }
 
+    /// Copies and paddings large enough to be split over threads (above CK_PARALLEL_MIN_WORK
+    /// elements) give, at 2 and 3 threads, the values an element-by-element loop gives.
+    func testCopiesAndPaddingsSplitOverThreadsGiveEveryValue() throws {
+        let (h, w, block, oc) = (28, 30, 2, 24), c = block * block * oc
+        let input = (0..<(h * w * c)).map { Float($0 % 9973) - 4000 }
+        // DEPTH_TO_SPACE's view (out[y][dy][x][dx][k] = in[y][x][(dy * block + dx) * oc + k]),
+        // and the same with the columns reversed (a negative stride).
+        let dims = [h, block, w, block, oc]
+        var depthToSpace = [Float](repeating: .nan, count: input.count)
+        for y in 0..<h { for dy in 0..<block { for x in 0..<w { for dx in 0..<block { for k in 0..<oc {
+            depthToSpace[(((y * block + dy) * w + x) * block + dx) * oc + k] = input[(y * w + x) * c + (dy * block + dx) * oc + k]
+        } } } } }
+        var reversed = depthToSpace
+        for y in 0..<h { for dy in 0..<block { for x in 0..<w { for dx in 0..<block { for k in 0..<oc {
+            reversed[(((y * block + dy) * w + x) * block + dx) * oc + k] = input[(y * w + (w - 1 - x)) * c + (dy * block + dx) * oc + k]
+        } } } } }
+        // Padding [1, 50, 40, 30] by (0, 2, 1, 1) before and (0, 1, 3, 3) after, with 0.5.
+        let padIn = [1, 50, 40, 30], padOut = [1, 53, 44, 34], before = [0, 2, 1, 1]
+        let padInput = Array(input.prefix(padIn.reduce(1, *)))
+        var padded = [Float](repeating: 0.5, count: padOut.reduce(1, *))
+        for y in 0..<padIn[1] { for x in 0..<padIn[2] { for k in 0..<padIn[3] {
+            padded[((y + before[1]) * padOut[2] + x + before[2]) * padOut[3] + k + before[3]] = padInput[(y * padIn[2] + x) * padIn[3] + k]
+        } } }
+        XCTAssertGreaterThan(padded.count, 65536)
+        for threads in [1, 2, 3] {
+            let pool = try XCTUnwrap(ck_threadpool_create(Int32(threads)))
+            defer { ck_threadpool_destroy(pool) }
+            var out = [Float](repeating: .nan, count: input.count)
+            input.withUnsafeBufferPointer { ck_copy_strided(5, dims, $0.baseAddress, [w * c, block * oc, c, oc, 1], &out, pool) }
+            XCTAssertEqual(out, depthToSpace, "depth to space, \(threads) threads")
+            input.withUnsafeBufferPointer {
+                ck_copy_strided(5, dims, $0.baseAddress! + (w - 1) * c, [w * c, block * oc, -c, oc, 1], &out, pool)
+            }
+            XCTAssertEqual(out, reversed, "reversed columns, \(threads) threads")
+            var pad = [Float](repeating: .nan, count: padded.count)
+            ck_pad_4d(padInput, padIn, &pad, padOut, before, 0.5, pool)
+            XCTAssertEqual(pad, padded, "padding, \(threads) threads")
+        }
+    }
+
     func testPadCopyAndReduce() {
         let input: [Float] = [1, 2, 3, 4, 5, 6] // [1, 1, 2, 3]
         var out = [Float](repeating: 9, count: 1 * 2 * 3 * 4)
-        ck_pad_4d(input, [1, 1, 2, 3], &out, [1, 2, 3, 4], [0, 1, 0, 1], 0)
+        ck_pad_4d(input, [1, 1, 2, 3], &out, [1, 2, 3, 4], [0, 1, 0, 1], 0, nil)
         XCTAssertEqual(out, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                              0, 1, 2, 3, 0, 4, 5, 6, 0, 0, 0, 0])
         // Reversed columns through a negative stride.
         var copy = [Float](repeating: 0, count: 6)
-        input.withUnsafeBufferPointer { ip in ck_copy_strided(2, [2, 3], ip.baseAddress! + 2, [3, -1], &copy) }
+        input.withUnsafeBufferPointer { ip in ck_copy_strided(2, [2, 3], ip.baseAddress! + 2, [3, -1], &copy, nil) }
         XCTAssertEqual(copy, [3, 2, 1, 6, 5, 4])
         // Size-1 dimensions anywhere (UNPACK's [21, 1] view of a [21, 3] tensor, a single value).
         let grid = (0..<63).map(Float.init)
         var column = [Float](repeating: -1, count: 21)
-        grid.withUnsafeBufferPointer { gp in ck_copy_strided(2, [21, 1], gp.baseAddress! + 2, [3, 1], &column) }
+        grid.withUnsafeBufferPointer { gp in ck_copy_strided(2, [21, 1], gp.baseAddress! + 2, [3, 1], &column, nil) }
         XCTAssertEqual(column, (0..<21).map { Float($0 * 3 + 2) })
-        grid.withUnsafeBufferPointer { gp in ck_copy_strided(4, [1, 21, 1, 1], gp.baseAddress! + 1, [63, 3, 7, 5], &column) }
+        grid.withUnsafeBufferPointer { gp in ck_copy_strided(4, [1, 21, 1, 1], gp.baseAddress! + 1, [63, 3, 7, 5], &column, nil) }
         XCTAssertEqual(column, (0..<21).map { Float($0 * 3 + 1) })
         var single: [Float] = [-1, -1]
-        grid.withUnsafeBufferPointer { gp in ck_copy_strided(3, [1, 1, 1], gp.baseAddress! + 5, [9, 9, 9], &single) }
+        grid.withUnsafeBufferPointer { gp in ck_copy_strided(3, [1, 1, 1], gp.baseAddress! + 5, [9, 9, 9], &single, nil) }
         XCTAssertEqual(single, [5, -1])
         var reduced = [Float](repeating: 0, count: 3)
         ck_reduce(CK_REDUCE_MEAN, 2, [2, 3], 1, input, &reduced)

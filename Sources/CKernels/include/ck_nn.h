@@ -341,14 +341,16 @@ typedef struct ck_resize_params {
 void ck_resize_bilinear(const ck_resize_params *params, ck_threadpool *pool);
 
 /// Copies a strided view: out (contiguous, shape dims) = in[base + sum(i_d * in_strides[d])].
-/// Strides are in elements and may be negative or zero.
+/// Strides are in elements and may be negative or zero. Large copies are split over the pool's
+/// threads by output rows (NULL: the calling thread).
 void ck_copy_strided(size_t rank, const size_t *dims, const float *input,
-                     const ptrdiff_t *in_strides, float *output);
+                     const ptrdiff_t *in_strides, float *output, ck_threadpool *pool);
 
-/// Zero-pads a 4-D tensor: out has shape out_dims; input element (n, h, w, c) goes to
-/// (n + before[0], h + before[1], w + before[2], c + before[3]).
+/// Pads a 4-D tensor with `value`: out has shape out_dims; input element (n, h, w, c) goes to
+/// (n + before[0], h + before[1], w + before[2], c + before[3]). Large paddings are split over
+/// the pool's threads by output rows (NULL: the calling thread).
 void ck_pad_4d(const float *input, const size_t *in_dims, float *output,
-               const size_t *out_dims, const size_t *before, float value);
+               const size_t *out_dims, const size_t *before, float value, ck_threadpool *pool);
 
 /// One kernel row of one output pixel for convolutions that read the taps of a kernel row as a
 /// single run of kw * channels floats: where some of the kw pixels lie outside the image, the

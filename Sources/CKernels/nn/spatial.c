@@ -223,38 +223,32 @@ void ck_resize_bilinear(const ck_resize_params *p, ck_threadpool *pool) {
 
 // MARK: - Layout
 
-void ck_copy_strided(size_t rank, const size_t *dims_in, const float *input,
-                     const ptrdiff_t *strides_in, float *output) {
-    if (rank == 0 || rank > CK_MAX_RANK) {
-        if (rank == 0) output[0] = input[0];
-        return;
-    }
-    // Dimensions of size 1 move nothing: drop them, so that (for example) UNPACK's [21, 1]
-    // view with strides [3, 1] becomes one strided row of 21 instead of 21 one-value copies.
+/// A strided copy whose dimensions of size 1 are dropped: rows of dims[rank - 1] values.
+typedef struct copy_job {
+    size_t rank;
     size_t dims[CK_MAX_RANK];
-    ptrdiff_t in_strides[CK_MAX_RANK];
-    size_t kept = 0, total = 1;
-    for (size_t d = 0; d < rank; d++) {
-        total *= dims_in[d];
-        if (dims_in[d] != 1) {
-            dims[kept] = dims_in[d];
-            in_strides[kept] = strides_in[d];
-            kept++;
-        }
-    }
-    if (total == 0) return;
-    if (kept == 0) {
-        output[0] = input[0];
-        return;
-    }
-    rank = kept;
-    const size_t inner = dims[rank - 1];
-    const ptrdiff_t s = in_strides[rank - 1];
+    ptrdiff_t strides[CK_MAX_RANK];
+    const float *input;
+    float *output;
+} copy_job;
+
+/// Output rows [begin, end) of a strided copy.
+static void copy_rows(void *context, size_t begin, size_t end) {
+    const copy_job *job = (const copy_job *)context;
+    const size_t rank = job->rank, inner = job->dims[rank - 1];
+    const ptrdiff_t s = job->strides[rank - 1];
+    // The multi-index over dims[0 ..< rank-1] of row `begin`, and its offset in the input.
     size_t index[CK_MAX_RANK] = {0};
     ptrdiff_t offset = 0;
-    for (size_t row = 0; row < total / inner; row++) {
-        const float *src = input + offset;
-        float *dst = output + row * inner;
+    size_t rest = begin;
+    for (size_t d = rank - 1; d-- > 0;) {
+        index[d] = rest % job->dims[d];
+        rest /= job->dims[d];
+        offset += (ptrdiff_t)index[d] * job->strides[d];
+    }
+    for (size_t row = begin; row < end; row++) {
+        const float *src = job->input + offset;
+        float *dst = job->output + row * inner;
         if (s == 1) {
             memcpy(dst, src, inner * sizeof(float));
         } else {
@@ -263,35 +257,79 @@ void ck_copy_strided(size_t rank, const size_t *dims_in, const float *input,
         // Advance the multi-index over dims[0 ..< rank-1].
         for (size_t d = rank - 1; d-- > 0;) {
             index[d]++;
-            offset += in_strides[d];
-            if (index[d] < dims[d]) break;
-            offset -= (ptrdiff_t)index[d] * in_strides[d];
+            offset += job->strides[d];
+            if (index[d] < job->dims[d]) break;
+            offset -= (ptrdiff_t)index[d] * job->strides[d];
             index[d] = 0;
         }
     }
 }
 
-void ck_pad_4d(const float *input, const size_t *in_dims, float *output, const size_t *out_dims,
-               const size_t *before, float value) {
-    const size_t oc = out_dims[3], ic = in_dims[3];
-    for (size_t n = 0; n < out_dims[0]; n++) {
-        for (size_t h = 0; h < out_dims[1]; h++) {
-            for (size_t w = 0; w < out_dims[2]; w++) {
-                float *dst = output + ((n * out_dims[1] + h) * out_dims[2] + w) * oc;
-                int inside = n >= before[0] && n - before[0] < in_dims[0] && h >= before[1] &&
-                             h - before[1] < in_dims[1] && w >= before[2] && w - before[2] < in_dims[2];
-                if (!inside) {
-                    for (size_t i = 0; i < oc; i++) dst[i] = value;
-                    continue;
-                }
-                const float *src = input + (((n - before[0]) * in_dims[1] + (h - before[1])) * in_dims[2] +
-                                            (w - before[2])) * ic;
-                for (size_t i = 0; i < before[3]; i++) dst[i] = value;
-                memcpy(dst + before[3], src, ic * sizeof(float));
-                for (size_t i = before[3] + ic; i < oc; i++) dst[i] = value;
-            }
+void ck_copy_strided(size_t rank, const size_t *dims_in, const float *input,
+                     const ptrdiff_t *strides_in, float *output, ck_threadpool *pool) {
+    if (rank == 0 || rank > CK_MAX_RANK) {
+        if (rank == 0) output[0] = input[0];
+        return;
+    }
+    // Dimensions of size 1 move nothing: drop them, so that (for example) UNPACK's [21, 1]
+    // view with strides [3, 1] becomes one strided row of 21 instead of 21 one-value copies.
+    copy_job job = {.rank = 0, .input = input, .output = output};
+    size_t total = 1;
+    for (size_t d = 0; d < rank; d++) {
+        total *= dims_in[d];
+        if (dims_in[d] != 1) {
+            job.dims[job.rank] = dims_in[d];
+            job.strides[job.rank] = strides_in[d];
+            job.rank++;
         }
     }
+    if (total == 0) return;
+    if (job.rank == 0) {
+        output[0] = input[0];
+        return;
+    }
+    // Rows split over threads: left to the calling thread, pose_detection's DEPTH_TO_SPACE
+    // layers took as long at 2 threads as at 1 or up to twice as long (docs/benchmarks.md).
+    ck_parallel_for(ck_pool_for_work(pool, total), total / job.dims[job.rank - 1], copy_rows, &job);
+}
+
+/// A zero-padding of a 4-D tensor (ck_pad_4d's arguments).
+typedef struct pad_job {
+    const float *input;
+    const size_t *in_dims, *out_dims, *before;
+    float *output;
+    float value;
+} pad_job;
+
+/// Output rows (n, h) [begin, end) of a padding, n * out_h + h.
+static void pad_rows(void *context, size_t begin, size_t end) {
+    const pad_job *job = (const pad_job *)context;
+    const size_t *in_dims = job->in_dims, *out_dims = job->out_dims, *before = job->before;
+    const size_t oc = out_dims[3], ic = in_dims[3];
+    for (size_t row = begin; row < end; row++) {
+        const size_t n = row / out_dims[1], h = row % out_dims[1];
+        for (size_t w = 0; w < out_dims[2]; w++) {
+            float *dst = job->output + (row * out_dims[2] + w) * oc;
+            int inside = n >= before[0] && n - before[0] < in_dims[0] && h >= before[1] &&
+                         h - before[1] < in_dims[1] && w >= before[2] && w - before[2] < in_dims[2];
+            if (!inside) {
+                for (size_t i = 0; i < oc; i++) dst[i] = job->value;
+                continue;
+            }
+            const float *src = job->input + (((n - before[0]) * in_dims[1] + (h - before[1])) * in_dims[2] +
+                                             (w - before[2])) * ic;
+            for (size_t i = 0; i < before[3]; i++) dst[i] = job->value;
+            memcpy(dst + before[3], src, ic * sizeof(float));
+            for (size_t i = before[3] + ic; i < oc; i++) dst[i] = job->value;
+        }
+    }
+}
+
+void ck_pad_4d(const float *input, const size_t *in_dims, float *output, const size_t *out_dims,
+               const size_t *before, float value, ck_threadpool *pool) {
+    pad_job job = {input, in_dims, out_dims, before, output, value};
+    const size_t rows = out_dims[0] * out_dims[1];
+    ck_parallel_for(ck_pool_for_work(pool, rows * out_dims[2] * out_dims[3]), rows, pad_rows, &job);
 }
 
 void ck_fill_row_patches(const ck_row_patch *patches, size_t count, size_t kw, size_t channels, size_t width) {

@@ -42,6 +42,6 @@ struct PadOperation: PreparedOperation {
     func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input), y = try memory.mutablePointer(output)
         let (inDims, outDims, before) = (inputDims, outputDims, before)
-        return BoundClosure { _ in ck_pad_4d(x, inDims, y, outDims, before, 0) }
+        return BoundClosure { pool in ck_pad_4d(x, inDims, y, outDims, before, 0, pool) }
     }
 }

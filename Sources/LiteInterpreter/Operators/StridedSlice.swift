@@ -70,6 +70,6 @@ struct StridedSliceOperation: PreparedOperation {
     func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input) + start, y = try memory.mutablePointer(output)
         let (dims, strides) = (dims, strides)
-        return BoundClosure { _ in ck_copy_strided(dims.count, dims, x, strides, y) }
+        return BoundClosure { pool in ck_copy_strided(dims.count, dims, x, strides, y, pool) }
     }
 }

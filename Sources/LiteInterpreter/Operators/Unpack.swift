@@ -42,9 +42,9 @@ struct UnpackOperation: PreparedOperation {
         let dims = [outer, inner]
         let strides = [count * inner, 1]
         let inner = inner
-        return BoundClosure { _ in
+        return BoundClosure { pool in
             for (i, target) in targets.enumerated() {
-                ck_copy_strided(2, dims, x + i * inner, strides, target)
+                ck_copy_strided(2, dims, x + i * inner, strides, target, pool)
             }
         }
     }
