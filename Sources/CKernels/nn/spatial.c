@@ -293,7 +293,7 @@ void ck_copy_strided(size_t rank, const size_t *dims_in, const float *input,
     ck_parallel_for(ck_pool_for_work(pool, total), total / job.dims[job.rank - 1], copy_rows, &job);
 }
 
-/// A zero-padding of a 4-D tensor (ck_pad_4d's arguments).
+/// A padding of a 4-D tensor (ck_pad_4d's arguments).
 typedef struct pad_job {
     const float *input;
     const size_t *in_dims, *out_dims, *before;
