@@ -6,6 +6,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 import TaskRunner
 import VisionTasks
@@ -284,15 +285,20 @@ public struct VisionServer: Sendable {
     }
 
     /// A request's body, at most `limit` bytes: `imageTooLarge` when more arrives,
-    /// `requestTimeout` when it has not all arrived within `timeout`. Called by `handle` and by
-    /// the `http` fuzz target.
+    /// `requestTimeout` when it has not all arrived within `timeout`, `badRequest` when it is
+    /// not well-formed (a broken chunked encoding) or could not be read. Called by `handle` and
+    /// by the `http` fuzz target.
     static func requestBody(_ body: RequestBody, limit: Int, timeout: Duration) async throws(ServerError) -> Data {
         let first = await withTaskGroup(of: Result<ByteBuffer, ServerError>?.self) { group in
             group.addTask {
                 do {
                     return .success(try await body.collect(upTo: limit))
-                } catch {
+                } catch is NIOTooManyBytesError {
                     return .failure(ServerError(code: .imageTooLarge, message: "the body is over the limit of \(limit) bytes"))
+                } catch let error as HTTPParserError {
+                    return .failure(ServerError(code: .badRequest, message: "the request's body is not well-formed HTTP/1.1 (\(error))"))
+                } catch {
+                    return .failure(ServerError(code: .badRequest, message: "the request's body could not be read (\(error))"))
                 }
             }
             group.addTask {

@@ -34,6 +34,8 @@ final class HTTPRulesTests: XCTestCase {
             ("Content-Length and Transfer-Encoding",
              Array((post + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n").utf8), "400", "badRequest"),
             ("a garbage request line", Array("\u{01}\u{02} nonsense !!\r\n\r\n".utf8), "400", "badRequest"),
+            ("a broken chunked body", Array((post + "Transfer-Encoding: chunked\r\nContent-Type: image/jpeg\r\n\r\nzz\r\nabc\r\n").utf8),
+             "400", "badRequest"),
             ("a 1 MB URL", Array(("GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").utf8), "414", "uriTooLong"),
             ("a 1 MB header", Array(("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + String(repeating: "b", count: 1 << 20) + "\r\n\r\n").utf8),
              "431", "headersTooLarge"),
@@ -47,11 +49,35 @@ final class HTTPRulesTests: XCTestCase {
                 XCTAssertTrue(answer.body.contains(#""code":"\#(code)""#), "\(name): \(answer.body)")
                 XCTAssertTrue(answer.closed, "\(name): the connection stayed open")
             }
-            // A malformed second request on a kept-alive connection: Hummingbird's own 400.
-            let answer = try await Self.exchange(
-                "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", port: port)
-            XCTAssertTrue(answer.head.hasPrefix("http/1.1 200"), answer.head)
-            XCTAssertTrue(answer.closed, "a malformed second request left the connection open")
+            // Malformed later requests on a kept-alive connection get the same JSON answers:
+            // sent after the first request's answer, and sent with it in one write (the 400
+            // then comes after the first request's 200, not in its place).
+            let health = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            let later: [(String, [UInt8], String, String)] = [
+                ("a negative Content-Length", Array("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n".utf8), "400", "badRequest"),
+                ("a garbage request line", Array("\u{01}\u{02} nonsense !!\r\n\r\n".utf8), "400", "badRequest"),
+                ("a broken chunked body",
+                 Array("POST /v1/gesture HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n".utf8), "400", "badRequest"),
+                ("10,000 headers", Array(("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (0..<10_000).map { "X-\($0): 1\r\n" }.joined() + "\r\n").utf8),
+                 "431", "headersTooLarge"),
+            ]
+            for (name, request, status, code) in later {
+                for together in [false, true] {
+                    let (first, second, closed) = try await offThePool {
+                        let client = try RawClient(port: port)
+                        client.setReceiveTimeout(seconds: 30)
+                        let first = try client.answer(to: Array(health.utf8) + (together ? request : []))
+                        let second = together ? try client.nextAnswer() : try client.answer(to: request)
+                        return (first, second, try client.waitForClose())
+                    }
+                    let what = "\(name) after a first request\(together ? ", in one write" : "")"
+                    XCTAssertTrue(first.head.hasPrefix("http/1.1 200"), "\(what): \(first.head)")
+                    XCTAssertTrue(second.head.hasPrefix("http/1.1 \(status)"), "\(what): \(second.head)")
+                    XCTAssertTrue(second.head.contains("x-vision-tasks-instance: "), "\(what): \(second.head)")
+                    XCTAssertTrue(second.body.contains(#""code":"\#(code)""#), "\(what): \(second.body)")
+                    XCTAssertTrue(closed, "\(what): the connection stayed open")
+                }
+            }
         }
     }
 

@@ -134,6 +134,12 @@ final class RawClient: @unchecked Sendable {
     /// `Content-Length`; empty without one).
     func answer(to bytes: [UInt8]) throws -> (head: String, body: String) {
         try send(bytes)
+        return try nextAnswer()
+    }
+
+    /// Reads the next HTTP answer (to a request sent earlier): its head, lower-cased, and its
+    /// body (by its `Content-Length`; empty without one).
+    func nextAnswer() throws -> (head: String, body: String) {
         let head = try readHead().lowercased()
         let line = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
         let length = line.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0

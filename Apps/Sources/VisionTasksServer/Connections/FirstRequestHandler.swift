@@ -11,8 +11,9 @@ import NIOHTTP1
 ///   upgrades, and the router's middleware answers it 403 or 503 as any plain request;
 /// - answers a first request that is not well-formed HTTP (the decoder's error: a bad request
 ///   line, header or length) 400, 414 or 431 and closes the connection; without it the upgrade
-///   handler waited for a head that never came and the connection stayed open, unanswered.
-///   Later requests on the connection reach Hummingbird's own handling of the same errors.
+///   handler waited for a head that never came and the connection stayed open, unanswered;
+/// - when the first request is not a WebSocket upgrade, leaves `MalformedRequestHandler` in its
+///   place for the connection's later requests (after an upgrade no HTTP handler may stay).
 final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -32,6 +33,7 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var data = data
         guard !answered else { return }
         guard case .head(let head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
@@ -39,7 +41,8 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
         connectionGuard.firstHeadReceived()
         registry.markBusy(context.channel)
-        if head.headers.contains(name: "upgrade") {
+        var plainRequest = !head.headers.contains(name: "upgrade")
+        if !plainRequest {
             let refused: Bool
             do throws(ServerError) {
                 try origins.check(host: head.headers.first(name: "host"), origin: head.headers.first(name: "origin"))
@@ -51,10 +54,14 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
                 var plain = head
                 plain.headers.remove(name: "upgrade")
                 plain.headers.replaceOrAdd(name: "connection", value: "close")
-                context.fireChannelRead(wrapInboundOut(.head(plain)))
-                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-                return
+                data = wrapInboundOut(.head(plain))
+                plainRequest = true
             }
+        }
+        if plainRequest {
+            // Before the head goes on, so that the new handler counts this request too.
+            let later = MalformedRequestHandler(connectionGuard: connectionGuard, metrics: metrics)
+            try? context.pipeline.syncOperations.addHandler(later, position: .after(self))
         }
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -65,15 +72,24 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
             context.fireErrorCaught(error)
             return
         }
-        answer(context, Self.serverError(parseError, requestLineEnded: connectionGuard.firstRequestLineEnded))
+        guard !answered else { return }
+        answered = true
+        Self.answer(
+            context, Self.serverError(parseError, requestLineEnded: connectionGuard.firstRequestLineEnded),
+            connectionGuard: connectionGuard, metrics: metrics)
     }
 
     /// The answer to a request the decoder could not parse: 431 for a head over the decoder's
-    /// limits (414 while the request line itself has not ended), 400 for everything else.
-    static func serverError(_ error: HTTPParserError, requestLineEnded: Bool) -> ServerError {
+    /// limits (414 while the request line itself has not ended; nil: not known, a later
+    /// request's), 400 for everything else.
+    static func serverError(_ error: HTTPParserError, requestLineEnded: Bool?) -> ServerError {
         switch error {
-        case .headerOverflow where !requestLineEnded:
+        case .headerOverflow where requestLineEnded == false:
             return ServerError(code: .uriTooLong, message: "the request line is too long")
+        case .headerOverflow where requestLineEnded == nil:
+            return ServerError(
+                code: .headersTooLarge,
+                message: "the request's head (its request line and headers) is over the limits: at most \(ServerLimits.maxHeaderCount) headers and \(ServerLimits.maxHeaderBytes) bytes of them")
         case .headerOverflow:
             return ServerError(
                 code: .headersTooLarge,
@@ -87,9 +103,9 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
-    private func answer(_ context: ChannelHandlerContext, _ error: ServerError) {
-        guard !answered else { return }
-        answered = true
+    /// Writes `error` as the connection's last answer (JSON, `Connection: close`, the replica's
+    /// name) and closes the connection once it is out (`ConnectionGuard.linger`).
+    static func answer(_ context: ChannelHandlerContext, _ error: ServerError, connectionGuard: ConnectionGuard, metrics: ServerMetrics) {
         metrics.recordError(error.code)
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(error.status.code)))
         for field in error.headerFields { head.headers.add(name: field.name.rawName, value: field.value) }
@@ -97,9 +113,9 @@ final class FirstRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         head.headers.add(name: HTTPField.Name.visionTasksInstance.rawName, value: connectionGuard.instance)
         let body = error.body
         head.headers.add(name: "content-length", value: String(body.count))
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        let written = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
         if let guardContext = try? context.pipeline.syncOperations.context(handler: connectionGuard) {
             connectionGuard.linger(guardContext, after: written)
         } else {
