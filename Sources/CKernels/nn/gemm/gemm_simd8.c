@@ -33,33 +33,56 @@ CK_SIMD8_INLINE ck_v8 gemm_weights_simd8(const int F16, const void *w, size_t of
     return F16 ? v8_load_f16((const uint16_t *)w + offset) : v8_load((const float *)w + offset);
 }
 
-/// The epilogue for whole vectors: 8 columns from `col` of R rows from `i0`, row i's sums in
-/// acc[i * STEP], with the constants loaded once (gemm_store_simd8's steps for each vector). One
-/// loop per case, so that each is straight-line code: tested inside the unrolled loop, the
-/// cases cost 1024x8x8 about a fifth of its rate (scripts/dev/gemm-rates, one Zen 3 core: 17.6-18.4
-/// against 22.6 G multiply-adds per second).
-CK_SIMD8_INLINE void gemm_store_rows8_simd8(const int R, const int STEP, const gemm_job *job, const ck_v8 *acc,
-                                            size_t i0, size_t col) {
+/// The epilogue for whole vectors: VECS (1 or 2) vectors of 8 columns from `col` of R rows from
+/// `i0`, row i's sums in acc[i * STEP + v], with the constants loaded once (gemm_store_simd8's
+/// steps for each vector). One loop per case, so that each is straight-line code: tested inside
+/// the unrolled loop, the cases cost 1024x8x8 about a fifth of its rate (scripts/dev/gemm-rates,
+/// one Zen 3 core: 17.6-18.4 against 22.6 G multiply-adds per second). The two vectors of a row
+/// are stored one after the other (a row's 16 columns are one cache line), and the job's fields
+/// are read into locals first: they include floats, which the stores could alias, so read
+/// through `job` they are read again after every store. Storing every row's first vector, then
+/// every row's second, with the fields read through `job`, cost the 1x1 layers over 16 to 32
+/// channels a tenth of their rate (docs/interpreter.md).
+CK_SIMD8_INLINE void gemm_store_rows8_simd8(const int R, const int STEP, const int VECS, const gemm_job *job,
+                                            const ck_v8 *acc, size_t i0, size_t col) {
     const ck_v8 lo = v8_set1(job->lo), hi = v8_set1(job->hi);
-    float *out = job->c + i0 * job->c_stride + col;
     const size_t stride = job->c_stride;
-    if (job->residual != NULL) {
+    float *const out = job->c + i0 * stride + col;
+    const float *const prelu = job->prelu;
+    const float *const residual = job->residual;
+    if (residual != NULL) {
         const ck_v8 lo2 = v8_set1(job->lo2), hi2 = v8_set1(job->hi2);
-        const ck_v8 slope = job->prelu != NULL ? v8_load(job->prelu + col) : lo;
-        const float *res = job->residual + i0 * job->residual_stride + col;
+        const size_t residual_stride = job->residual_stride;
+        const float *const res = residual + i0 * residual_stride + col;
+        ck_v8 slope[2];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < VECS; v++) slope[v] = prelu != NULL ? v8_load(prelu + col + 8 * v) : lo;
 #pragma clang loop unroll(full)
         for (int i = 0; i < R; i++) {
-            ck_v8 v = v8_min(v8_max(acc[i * STEP], lo), hi);
-            v = v8_min(v8_max(v8_add(v, v8_load(res + (size_t)i * job->residual_stride)), lo2), hi2);
-            v8_store(out + (size_t)i * stride, job->prelu != NULL ? v8_prelu(v, slope) : v);
-        }
-    } else if (job->prelu != NULL) {
-        const ck_v8 slope = v8_load(job->prelu + col);
 #pragma clang loop unroll(full)
-        for (int i = 0; i < R; i++) v8_store(out + (size_t)i * stride, v8_prelu(v8_min(v8_max(acc[i * STEP], lo), hi), slope));
+            for (int v = 0; v < VECS; v++) {
+                ck_v8 x = v8_min(v8_max(acc[i * STEP + v], lo), hi);
+                x = v8_min(v8_max(v8_add(x, v8_load(res + (size_t)i * residual_stride + 8 * v)), lo2), hi2);
+                v8_store(out + (size_t)i * stride + 8 * v, prelu != NULL ? v8_prelu(x, slope[v]) : x);
+            }
+        }
+    } else if (prelu != NULL) {
+        ck_v8 slope[2];
+#pragma clang loop unroll(full)
+        for (int v = 0; v < VECS; v++) slope[v] = v8_load(prelu + col + 8 * v);
+#pragma clang loop unroll(full)
+        for (int i = 0; i < R; i++) {
+#pragma clang loop unroll(full)
+            for (int v = 0; v < VECS; v++) {
+                v8_store(out + (size_t)i * stride + 8 * v, v8_prelu(v8_min(v8_max(acc[i * STEP + v], lo), hi), slope[v]));
+            }
+        }
     } else {
 #pragma clang loop unroll(full)
-        for (int i = 0; i < R; i++) v8_store(out + (size_t)i * stride, v8_min(v8_max(acc[i * STEP], lo), hi));
+        for (int i = 0; i < R; i++) {
+#pragma clang loop unroll(full)
+            for (int v = 0; v < VECS; v++) v8_store(out + (size_t)i * stride + 8 * v, v8_min(v8_max(acc[i * STEP + v], lo), hi));
+        }
     }
 }
 
@@ -148,8 +171,7 @@ CK_SIMD8_INLINE void gemm_6x16_simd8(const int R, const int F16, const int WIDE,
         }
     }
     if (nr == (WIDE ? NR : 8)) {
-        gemm_store_rows8_simd8(R, 2, job, &acc[0][0], i0, n0);
-        if (WIDE) gemm_store_rows8_simd8(R, 2, job, &acc[0][1], i0, n0 + 8);
+        gemm_store_rows8_simd8(R, 2, WIDE ? 2 : 1, job, &acc[0][0], i0, n0);
         return;
     }
 #pragma clang loop unroll(full)
@@ -199,7 +221,7 @@ CK_SIMD8_INLINE void gemm_12x8_simd8(const int R, const int F16, const gemm_job 
         }
     }
     if (nr == 8) {
-        gemm_store_rows8_simd8(R, 1, job, acc, i0, n0);
+        gemm_store_rows8_simd8(R, 1, 1, job, acc, i0, n0);
         return;
     }
 #pragma clang loop unroll(full)
@@ -318,6 +340,20 @@ CK_SIMD8_INLINE void gemm_tiles_simd8(const int F16, const gemm_job *job, size_t
         size_t tile = t_begin;
         while (tile < t_end) {
             const int pair = narrow && gemm_pairs_with_next(job, tile, t_end);
+            if (!pair && job->m - tile * MR >= MR) {
+                // A whole tile (nearly all of them) straight to its microkernel, without the
+                // switch over its row count, which cost short sums (k = 16 to 24) 3-5 % of their rate
+                // (docs/interpreter.md).
+                for (size_t panel = p_begin; panel < p_end; panel++) {
+                    if (job->n - panel * NR > 8) {
+                        gemm_6x16_simd8(MR, F16, 1, job, tile * MR, panel);
+                    } else {
+                        gemm_6x16_simd8(MR, F16, 0, job, tile * MR, panel);
+                    }
+                }
+                tile++;
+                continue;
+            }
             for (size_t panel = p_begin; panel < p_end; panel++) {
                 if (pair && panel == last) {
                     gemm_tile_pair_simd8(F16, job, tile, panel);
