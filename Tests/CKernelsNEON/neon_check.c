@@ -302,6 +302,37 @@ static void check_elementwise(void) {
     }
 }
 
+// MARK: - Max pooling
+
+static void check_maxpool(void) {
+    // 2x2 stride 2 (hand_landmark's), 3x3 stride 2 with padding on every side, and a clamp;
+    // channel counts with and without a tail after the blocks of 8.
+    static const size_t channels[] = {3, 8, 16, 19};
+    for (size_t ci = 0; ci < sizeof channels / sizeof channels[0]; ci++) {
+        for (int variant = 0; variant < 2; variant++) {
+            const size_t c = channels[ci], h = 9, w = 11, k = variant == 0 ? 2 : 3;
+            const size_t pad = variant == 0 ? 0 : 1, oh = (h + 2 * pad - k) / 2 + 1, ow = (w + 2 * pad - k) / 2 + 1;
+            float *input = random_floats(h * w * c, -3, 3);
+            float *out[2];
+            for (int pass = 0; pass < 2; pass++) {
+                use(pass == 0 ? g_simd : CK_ISA_PORTABLE);
+                out[pass] = output_buffer(oh * ow * c);
+                ck_pool_params p;
+                memset(&p, 0, sizeof p);
+                p.batch = 1, p.in_h = h, p.in_w = w, p.channels = c, p.out_h = oh, p.out_w = ow;
+                p.filter_h = k, p.filter_w = k, p.stride_h = 2, p.stride_w = 2, p.pad_top = pad, p.pad_left = pad;
+                p.input = input, p.output = out[pass];
+                p.out_min = variant == 0 ? -INFINITY : -1.0f, p.out_max = variant == 0 ? INFINITY : 1.5f;
+                ck_maxpool(&p, NULL);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "max pool %zux%zu c %zu", k, k, c);
+            compare(what, out[0], out[1], oh * ow * c);
+            free(out[0]), free(out[1]), free(input);
+        }
+    }
+}
+
 // MARK: - Image to tensor
 
 static void check_image_to_tensor(void) {
@@ -394,6 +425,7 @@ int main(void) {
     check_narrow();
     check_dwconv(pool);
     check_elementwise();
+    check_maxpool();
     check_image_to_tensor();
     ck_threadpool_destroy(pool);
     printf("%s against portable: %d comparisons, %d failures\n", name, g_checks, g_failures);

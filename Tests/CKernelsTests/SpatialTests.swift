@@ -33,6 +33,36 @@ final class SpatialTests: XCTestCase {
         }
     }
 
+    /// The SIMD max pool keeps each block of 8 channels' maximum in a register: every channel
+    /// count (blocks only, blocks and a tail, a tail only), padding on the top and left, a clamp,
+    /// and the values whose order matters (NaN, both zeros) must give the portable loop's bits.
+    func testMaxPoolBlocksGiveThePortableBits() throws {
+        var g = SeededGenerator(seed: 32)
+        for c in [3, 8, 16, 19] {
+            for (k, pad, lo, hi) in [(2, 0, -Float.infinity, Float.infinity), (3, 1, Float(-0.5), Float(0.75))] {
+                let (h, w) = (9, 11)
+                var input = randomFloats(h * w * c, &g, in: -1...1)
+                for i in stride(from: 0, to: input.count, by: 7) { input[i] = [Float.nan, 0, -0.0, -Float.infinity][(i / 7) % 4] }
+                let (oh, ow) = ((h + 2 * pad - k) / 2 + 1, (w + 2 * pad - k) / 2 + 1)
+                func run() -> [UInt32] {
+                    var out = [Float](repeating: 12345, count: oh * ow * c)
+                    input.withUnsafeBufferPointer { ip in
+                        out.withUnsafeMutableBufferPointer { op in
+                            var p = ck_pool_params(batch: 1, in_h: h, in_w: w, channels: c, out_h: oh, out_w: ow, filter_h: k, filter_w: k,
+                                                   stride_h: 2, stride_w: 2, pad_top: pad, pad_left: pad, input: ip.baseAddress,
+                                                   output: op.baseAddress, out_min: lo, out_max: hi)
+                            ck_maxpool(&p, nil)
+                        }
+                    }
+                    return out.map(\.bitPattern)
+                }
+                let (portable, levels) = try portableAndEachSIMD(run)
+                XCTAssertFalse(portable.contains(Float(12345).bitPattern), "\(k)x\(k) c \(c): an output left unwritten")
+                for simd in levels { XCTAssertEqual(simd.result, portable, "\(simd.level) max pool \(k)x\(k) c \(c)") }
+            }
+        }
+    }
+
     /// TensorFlow's conventions, written out independently.
     func referenceResize(_ input: [Float], h: Int, w: Int, c: Int, oh: Int, ow: Int, align: Bool, half: Bool) -> [Float] {
         func scale(_ i: Int, _ o: Int) -> Float { align && o > 1 ? Float(i - 1) / Float(o - 1) : Float(i) / Float(o) }

@@ -5,8 +5,9 @@
 // - Every kernel has a portable C version, the reference the others are tested against. Where it
 //   pays, a SIMD version is written once over eight-float vectors (nn/ck_simd8.h: AVX2/FMA with
 //   F16C on x86-64, NEON on arm64), and the kernels where most of the time goes (the GEMM, the
-//   depthwise and sparse convolutions, SiLU) have an AVX-512 version as well; max pooling and the
-//   bilinear resize compile their portable loops for AVX2 too. The version is chosen per call
+//   depthwise and sparse convolutions, SiLU) have an AVX-512 version as well; the bilinear resize
+//   compiles its portable loop for AVX2 (with an AVX2 row kernel for whole vectors of 8
+//   channels). The version is chosen per call
 //   from ck_active_isa(), so tests can compare them with ck_set_isa().
 // - Kernels trust their parameters: the caller (LiteInterpreter) validates every shape, size and
 //   index against the model before calling. Buffers passed in never alias unless stated.

@@ -45,8 +45,55 @@ static inline __attribute__((always_inline)) void maxpool_row_body(const ck_pool
 }
 
 static void maxpool_row_portable(const ck_pool_params *p, size_t row) { maxpool_row_body(p, row); }
-#if defined(CK_HAVE_X86)
-CK_AVX2 static void maxpool_row_avx2(const ck_pool_params *p, size_t row) { maxpool_row_body(p, row); }
+
+#if defined(CK_SIMD8)
+/// maxpool_row_body over 8 channels at a time, each block's maximum kept in a register over the
+/// window instead of read and written back to the output for every tap (which the compiler must
+/// do: the output may alias the input). The same comparisons in the same order (v8_greater_of and
+/// v8_lesser_of are the ternaries above), so the same bits, NaNs and signed zeros included; the
+/// channels after the last whole block go through the loop above.
+CK_SIMD8_FN static void maxpool_row_simd8(const ck_pool_params *p, size_t row) {
+    const size_t c = p->channels, in_w = p->in_w, blocks_end = c / 8 * 8;
+    const size_t b = row / p->out_h, oy = row % p->out_h;
+    const float *image = p->input + b * p->in_h * in_w * c;
+    float *out = p->output + row * p->out_w * c;
+    const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
+    const size_t top = oy * p->stride_h;
+    const size_t y0 = top > p->pad_top ? top - p->pad_top : 0;
+    const size_t y1 = CK_MIN(top + p->filter_h > p->pad_top ? top + p->filter_h - p->pad_top : 0, p->in_h);
+    for (size_t ox = 0; ox < p->out_w; ox++, out += c) {
+        const size_t left = ox * p->stride_w;
+        const size_t x0 = left > p->pad_left ? left - p->pad_left : 0;
+        const size_t x1 = CK_MIN(left + p->filter_w > p->pad_left ? left + p->filter_w - p->pad_left : 0, in_w);
+        if (y0 >= y1 || x0 >= x1) {
+            // An empty window (cannot happen in valid models): 0, clamped as above.
+            const float zero = 0.0f < p->out_min ? p->out_min : 0.0f;
+            for (size_t i = 0; i < c; i++) out[i] = zero > p->out_max ? p->out_max : zero;
+            continue;
+        }
+        const float *first = image + (y0 * in_w + x0) * c;
+        for (size_t c0 = 0; c0 < blocks_end; c0 += 8) {
+            ck_v8 m = v8_load(first + c0);
+            for (size_t y = y0; y < y1; y++) {
+                for (size_t x = (y == y0 ? x0 + 1 : x0); x < x1; x++) {
+                    m = v8_greater_of(v8_load(image + (y * in_w + x) * c + c0), m);
+                }
+            }
+            v8_store(out + c0, v8_lesser_of(hi, v8_greater_of(lo, m)));
+        }
+        for (size_t i = blocks_end; i < c; i++) {
+            float m = first[i];
+            for (size_t y = y0; y < y1; y++) {
+                for (size_t x = (y == y0 ? x0 + 1 : x0); x < x1; x++) {
+                    const float v = image[(y * in_w + x) * c + i];
+                    m = v > m ? v : m;
+                }
+            }
+            m = m < p->out_min ? p->out_min : m;
+            out[i] = m > p->out_max ? p->out_max : m;
+        }
+    }
+}
 #endif
 
 typedef struct pool_job {
@@ -61,8 +108,8 @@ static void maxpool_range(void *context, size_t begin, size_t end) {
 
 void ck_maxpool(const ck_pool_params *p, ck_threadpool *pool) {
     pool_job job = {p, maxpool_row_portable};
-#if defined(CK_HAVE_X86)
-    if (ck_use_avx2()) job.row = maxpool_row_avx2;
+#if defined(CK_SIMD8)
+    if (ck_use_simd8()) job.row = maxpool_row_simd8;
 #endif
     pool = ck_pool_for_work(pool, p->batch * p->out_h * p->out_w * p->channels * p->filter_h * p->filter_w);
     ck_parallel_for(pool, p->batch * p->out_h, maxpool_range, &job);
