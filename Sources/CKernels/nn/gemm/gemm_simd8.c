@@ -342,8 +342,8 @@ CK_SIMD8_INLINE void gemm_tiles_simd8(const int F16, const gemm_job *job, size_t
             const int pair = narrow && gemm_pairs_with_next(job, tile, t_end);
             if (!pair && job->m - tile * MR >= MR) {
                 // A whole tile (nearly all of them) straight to its microkernel, without the
-                // switch over its row count, which cost short sums (k = 16 to 24) 3-5 % of their rate
-                // (docs/interpreter.md).
+                // switch over its row count, which cost short sums (k = 16 to 24) 3-5 % of
+                // their rate (docs/interpreter.md).
                 for (size_t panel = p_begin; panel < p_end; panel++) {
                     if (job->n - panel * NR > 8) {
                         gemm_6x16_simd8(MR, F16, 1, job, tile * MR, panel);
