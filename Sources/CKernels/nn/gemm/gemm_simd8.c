@@ -327,53 +327,65 @@ CK_SIMD8_INLINE void gemm_tile_pair_simd8(const int F16, const gemm_job *job, si
     }
 }
 
-/// Row tiles [t_begin, t_end) x panels [p_begin, p_end), tile by tile (every panel of a tile,
-/// then the next tile) or panel by panel. A narrow panel (at most 8 live outputs: only the last
-/// can be) takes its row tiles two at a time (gemm_12x8_simd8); a tile left alone runs as the
-/// others.
-CK_SIMD8_INLINE void gemm_tiles_simd8(const int F16, const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin,
-                                      size_t p_end, int tile_major) {
-    if (p_begin >= p_end) return;
+/// Row tiles [t_begin, t_end) x panels [p_begin, p_end), every panel of a tile, then the next
+/// tile. A narrow panel (at most 8 live outputs: only the last can be) takes its row tiles two at
+/// a time (gemm_12x8_simd8); a tile left alone runs as the others.
+CK_SIMD8_INLINE void gemm_tile_major_simd8(const int F16, const gemm_job *job, size_t t_begin, size_t t_end,
+                                           size_t p_begin, size_t p_end) {
     const size_t last = p_end - 1;
     const int narrow = job->n - last * NR <= 8;
-    if (tile_major) {
-        size_t tile = t_begin;
-        while (tile < t_end) {
-            const int pair = narrow && gemm_pairs_with_next(job, tile, t_end);
-            if (!pair && job->m - tile * MR >= MR) {
-                // A whole tile (nearly all of them) straight to its microkernel, without the
-                // switch over its row count, which cost short sums (k = 16 to 24) 3-5 % of
-                // their rate (docs/interpreter.md).
-                for (size_t panel = p_begin; panel < p_end; panel++) {
-                    if (job->n - panel * NR > 8) {
-                        gemm_6x16_simd8(MR, F16, 1, job, tile * MR, panel);
-                    } else {
-                        gemm_6x16_simd8(MR, F16, 0, job, tile * MR, panel);
-                    }
-                }
-                tile++;
-                continue;
-            }
-            for (size_t panel = p_begin; panel < p_end; panel++) {
-                if (pair && panel == last) {
-                    gemm_tile_pair_simd8(F16, job, tile, panel);
-                } else {
-                    gemm_tile_simd8(F16, job, tile, panel);
-                    if (pair) gemm_tile_simd8(F16, job, tile + 1, panel);
-                }
-            }
-            tile += pair ? 2 : 1;
-        }
-    } else {
-        for (size_t panel = p_begin; panel < p_end; panel++) {
-            size_t tile = t_begin;
-            if (narrow && panel == last) {
-                for (; gemm_pairs_with_next(job, tile, t_end); tile += 2) gemm_tile_pair_simd8(F16, job, tile, panel);
-            }
-            for (; tile < t_end; tile++) gemm_tile_simd8(F16, job, tile, panel);
+    size_t tile = t_begin;
+    if (!narrow) {
+        // Whole tiles (nearly all of them) straight to their microkernel, every panel 16 wide,
+        // without gemm_tile_simd8's switch over the row count (which cost short sums, k = 16 to
+        // 24, 3-5 % of their rate: docs/interpreter.md).
+        for (; tile < t_end && job->m - tile * MR >= MR; tile++) {
+            for (size_t panel = p_begin; panel < p_end; panel++) gemm_6x16_simd8(MR, F16, 1, job, tile * MR, panel);
         }
     }
+    while (tile < t_end) {
+        const int pair = narrow && gemm_pairs_with_next(job, tile, t_end);
+        for (size_t panel = p_begin; panel < p_end; panel++) {
+            if (pair && panel == last) {
+                gemm_tile_pair_simd8(F16, job, tile, panel);
+            } else {
+                gemm_tile_simd8(F16, job, tile, panel);
+                if (pair) gemm_tile_simd8(F16, job, tile + 1, panel);
+            }
+        }
+        tile += pair ? 2 : 1;
+    }
 }
+
+/// The same, panel by panel (the panel's weights stay in cache while the rows pass).
+CK_SIMD8_INLINE void gemm_panel_major_simd8(const int F16, const gemm_job *job, size_t t_begin, size_t t_end,
+                                            size_t p_begin, size_t p_end) {
+    const size_t last = p_end - 1;
+    const int narrow = job->n - last * NR <= 8;
+    for (size_t panel = p_begin; panel < p_end; panel++) {
+        size_t tile = t_begin;
+        if (narrow && panel == last) {
+            for (; gemm_pairs_with_next(job, tile, t_end); tile += 2) gemm_tile_pair_simd8(F16, job, tile, panel);
+        }
+        for (; tile < t_end; tile++) gemm_tile_simd8(F16, job, tile, panel);
+    }
+}
+
+/// Each order at each precision is a function of its own, not inlined into its caller: with
+/// both orders inlined into one function the compiler kept the job's fields on the stack and
+/// read them back through pointers around every tile (scripts/dev/gemm-rates, one Zen 3 core,
+/// three runs each: 12544x64x16 40.2-40.6 -> 40.9-41.2, 9216x32x32 with a residual 40.5-40.7
+/// -> 41.8-41.9 G multiply-adds per second; the narrow panels' shapes unchanged).
+#define GEMM_ORDER_FN(ORDER, SUFFIX, F16)                                                                     \
+    __attribute__((noinline)) CK_SIMD8_FN static void ORDER##_##SUFFIX(const gemm_job *job, size_t t_begin, \
+                                                                       size_t t_end, size_t p_begin, size_t p_end) { \
+        ORDER(F16, job, t_begin, t_end, p_begin, p_end);                                                     \
+    }
+GEMM_ORDER_FN(gemm_tile_major_simd8, f32, 0)
+GEMM_ORDER_FN(gemm_tile_major_simd8, f16, 1)
+GEMM_ORDER_FN(gemm_panel_major_simd8, f32, 0)
+GEMM_ORDER_FN(gemm_panel_major_simd8, f16, 1)
+#undef GEMM_ORDER_FN
 
 CK_SIMD8_FN void gemm_tiles_simd8_f32(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
                                       int tile_major) {
@@ -381,7 +393,9 @@ CK_SIMD8_FN void gemm_tiles_simd8_f32(const gemm_job *job, size_t t_begin, size_
         gemv_simd8(0, job, p_begin, p_end);
         return;
     }
-    gemm_tiles_simd8(0, job, t_begin, t_end, p_begin, p_end, tile_major);
+    if (p_begin >= p_end) return;
+    if (tile_major) gemm_tile_major_simd8_f32(job, t_begin, t_end, p_begin, p_end);
+    else gemm_panel_major_simd8_f32(job, t_begin, t_end, p_begin, p_end);
 }
 CK_SIMD8_FN void gemm_tiles_simd8_f16(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end,
                                       int tile_major) {
@@ -389,6 +403,8 @@ CK_SIMD8_FN void gemm_tiles_simd8_f16(const gemm_job *job, size_t t_begin, size_
         gemv_simd8(1, job, p_begin, p_end);
         return;
     }
-    gemm_tiles_simd8(1, job, t_begin, t_end, p_begin, p_end, tile_major);
+    if (p_begin >= p_end) return;
+    if (tile_major) gemm_tile_major_simd8_f16(job, t_begin, t_end, p_begin, p_end);
+    else gemm_panel_major_simd8_f16(job, t_begin, t_end, p_begin, p_end);
 }
 #endif
