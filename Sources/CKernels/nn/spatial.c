@@ -7,91 +7,88 @@
 
 typedef void (*pool_row_fn)(const ck_pool_params *p, size_t row);
 
-static inline __attribute__((always_inline)) void maxpool_row_body(const ck_pool_params *p,
-                                                                   size_t row) {
-    const size_t c = p->channels;
-    size_t b = row / p->out_h, oy = row % p->out_h;
-    const float *image = p->input + b * p->in_h * p->in_w * c;
-    float *out = p->output + row * p->out_w * c;
-    // Window rows [y0, y1) inside the image.
-    size_t top = oy * p->stride_h;
-    size_t y0 = top > p->pad_top ? top - p->pad_top : 0;
-    size_t y1 = CK_MIN(top + p->filter_h > p->pad_top ? top + p->filter_h - p->pad_top : 0, p->in_h);
-    for (size_t ox = 0; ox < p->out_w; ox++, out += c) {
-        size_t left = ox * p->stride_w;
-        size_t x0 = left > p->pad_left ? left - p->pad_left : 0;
-        size_t x1 = CK_MIN(left + p->filter_w > p->pad_left ? left + p->filter_w - p->pad_left : 0, p->in_w);
-        int first = 1;
-        for (size_t y = y0; y < y1; y++) {
-            for (size_t x = x0; x < x1; x++) {
-                const float *v = image + (y * p->in_w + x) * c;
-                if (first) {
-                    memcpy(out, v, c * sizeof(float));
-                    first = 0;
-                } else {
-                    for (size_t i = 0; i < c; i++) out[i] = v[i] > out[i] ? v[i] : out[i];
-                }
+/// An output pixel's window: input rows [y0, y1) and columns [x0, x1), the taps inside the image
+/// (taps in the padding are ignored).
+typedef struct pool_window {
+    size_t y0, y1, x0, x1;
+} pool_window;
+
+/// The window's rows for output row oy (the same for every pixel of the row).
+static inline pool_window pool_rows_of(const ck_pool_params *p, size_t oy) {
+    const size_t top = oy * p->stride_h;
+    pool_window w;
+    w.y0 = top > p->pad_top ? top - p->pad_top : 0;
+    w.y1 = CK_MIN(top + p->filter_h > p->pad_top ? top + p->filter_h - p->pad_top : 0, p->in_h);
+    w.x0 = w.x1 = 0;
+    return w;
+}
+
+/// The window's columns for output column ox.
+static inline void pool_columns_of(const ck_pool_params *p, size_t ox, pool_window *w) {
+    const size_t left = ox * p->stride_w;
+    w->x0 = left > p->pad_left ? left - p->pad_left : 0;
+    w->x1 = CK_MIN(left + p->filter_w > p->pad_left ? left + p->filter_w - p->pad_left : 0, p->in_w);
+}
+
+/// Channels [c_begin, c_end) of one output pixel, one channel at a time: the window's first tap,
+/// then for each further tap in row-major order the tap where it is greater, then the clamp. An
+/// empty window (which valid models cannot have) gives 0, clamped.
+static inline __attribute__((always_inline)) void maxpool_channels(const ck_pool_params *p, const float *image,
+                                                                   pool_window w, float *out, size_t c_begin,
+                                                                   size_t c_end) {
+    const size_t c = p->channels, in_w = p->in_w;
+    const int empty = w.y0 >= w.y1 || w.x0 >= w.x1;
+    for (size_t i = c_begin; i < c_end; i++) {
+        float m = empty ? 0.0f : image[(w.y0 * in_w + w.x0) * c + i];
+        for (size_t y = w.y0; y < w.y1 && !empty; y++) {
+            for (size_t x = (y == w.y0 ? w.x0 + 1 : w.x0); x < w.x1; x++) {
+                const float v = image[(y * in_w + x) * c + i];
+                m = v > m ? v : m;
             }
         }
-        if (first) {
-            for (size_t i = 0; i < c; i++) out[i] = 0.0f; // empty window (cannot happen in valid models)
-        }
-        for (size_t i = 0; i < c; i++) {
-            float v = out[i];
-            v = v < p->out_min ? p->out_min : v;
-            out[i] = v > p->out_max ? p->out_max : v;
-        }
+        m = m < p->out_min ? p->out_min : m;
+        out[i] = m > p->out_max ? p->out_max : m;
     }
 }
 
-static void maxpool_row_portable(const ck_pool_params *p, size_t row) { maxpool_row_body(p, row); }
+static void maxpool_row_portable(const ck_pool_params *p, size_t row) {
+    const size_t c = p->channels, oy = row % p->out_h;
+    const float *image = p->input + row / p->out_h * p->in_h * p->in_w * c;
+    float *out = p->output + row * p->out_w * c;
+    pool_window w = pool_rows_of(p, oy);
+    for (size_t ox = 0; ox < p->out_w; ox++, out += c) {
+        pool_columns_of(p, ox, &w);
+        maxpool_channels(p, image, w, out, 0, c);
+    }
+}
 
 #if defined(CK_SIMD8)
-/// maxpool_row_body over 8 channels at a time, each block's maximum kept in a register over the
-/// window instead of read and written back to the output for every tap (which the compiler must
-/// do: the output may alias the input). The same comparisons in the same order (v8_greater_of and
-/// v8_lesser_of are the ternaries above), so the same bits, NaNs and signed zeros included; the
-/// channels after the last whole block go through the loop above.
+/// maxpool_row_portable over 8 channels at a time, each block's maximum in a register over the
+/// window. The same comparisons in the same order (v8_greater_of and v8_lesser_of are
+/// maxpool_channels' ternaries), so the same bits, NaNs and signed zeros included; the channels
+/// after the last whole block, and empty windows, go through maxpool_channels.
 CK_SIMD8_FN static void maxpool_row_simd8(const ck_pool_params *p, size_t row) {
-    const size_t c = p->channels, in_w = p->in_w, blocks_end = c / 8 * 8;
-    const size_t b = row / p->out_h, oy = row % p->out_h;
-    const float *image = p->input + b * p->in_h * in_w * c;
+    const size_t c = p->channels, in_w = p->in_w, blocks_end = c / 8 * 8, oy = row % p->out_h;
+    const float *image = p->input + row / p->out_h * p->in_h * in_w * c;
     float *out = p->output + row * p->out_w * c;
     const ck_v8 lo = v8_set1(p->out_min), hi = v8_set1(p->out_max);
-    const size_t top = oy * p->stride_h;
-    const size_t y0 = top > p->pad_top ? top - p->pad_top : 0;
-    const size_t y1 = CK_MIN(top + p->filter_h > p->pad_top ? top + p->filter_h - p->pad_top : 0, p->in_h);
+    pool_window w = pool_rows_of(p, oy);
     for (size_t ox = 0; ox < p->out_w; ox++, out += c) {
-        const size_t left = ox * p->stride_w;
-        const size_t x0 = left > p->pad_left ? left - p->pad_left : 0;
-        const size_t x1 = CK_MIN(left + p->filter_w > p->pad_left ? left + p->filter_w - p->pad_left : 0, in_w);
-        if (y0 >= y1 || x0 >= x1) {
-            // An empty window (cannot happen in valid models): 0, clamped as above.
-            const float zero = 0.0f < p->out_min ? p->out_min : 0.0f;
-            for (size_t i = 0; i < c; i++) out[i] = zero > p->out_max ? p->out_max : zero;
+        pool_columns_of(p, ox, &w);
+        if (w.y0 >= w.y1 || w.x0 >= w.x1) {
+            maxpool_channels(p, image, w, out, 0, c);
             continue;
         }
-        const float *first = image + (y0 * in_w + x0) * c;
         for (size_t c0 = 0; c0 < blocks_end; c0 += 8) {
-            ck_v8 m = v8_load(first + c0);
-            for (size_t y = y0; y < y1; y++) {
-                for (size_t x = (y == y0 ? x0 + 1 : x0); x < x1; x++) {
+            ck_v8 m = v8_load(image + (w.y0 * in_w + w.x0) * c + c0);
+            for (size_t y = w.y0; y < w.y1; y++) {
+                for (size_t x = (y == w.y0 ? w.x0 + 1 : w.x0); x < w.x1; x++) {
                     m = v8_greater_of(v8_load(image + (y * in_w + x) * c + c0), m);
                 }
             }
             v8_store(out + c0, v8_lesser_of(hi, v8_greater_of(lo, m)));
         }
-        for (size_t i = blocks_end; i < c; i++) {
-            float m = first[i];
-            for (size_t y = y0; y < y1; y++) {
-                for (size_t x = (y == y0 ? x0 + 1 : x0); x < x1; x++) {
-                    const float v = image[(y * in_w + x) * c + i];
-                    m = v > m ? v : m;
-                }
-            }
-            m = m < p->out_min ? p->out_min : m;
-            out[i] = m > p->out_max ? p->out_max : m;
-        }
+        if (blocks_end < c) maxpool_channels(p, image, w, out, blocks_end, c);
     }
 }
 #endif

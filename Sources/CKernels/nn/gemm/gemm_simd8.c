@@ -338,7 +338,7 @@ CK_SIMD8_INLINE void gemm_tile_major_simd8(const int F16, const gemm_job *job, s
     if (!narrow) {
         // Whole tiles (nearly all of them) straight to their microkernel, every panel 16 wide,
         // without gemm_tile_simd8's switch over the row count (which cost short sums, k = 16 to
-        // 24, 3-5 % of their rate: docs/interpreter.md).
+        // 24, 2-5 % of their rate: docs/interpreter.md).
         for (; tile < t_end && job->m - tile * MR >= MR; tile++) {
             for (size_t panel = p_begin; panel < p_end; panel++) gemm_6x16_simd8(MR, F16, 1, job, tile * MR, panel);
         }
