@@ -120,8 +120,8 @@ final class SparseConvolutionTests: XCTestCase {
 
     func testThreadCountsGiveIdenticalResults() {
         var g = SeededGenerator(seed: 15)
-        // One tile of 49 pixels with n < k and n > k (the input shared by the threads, or with
-        // 2 sixteens of outputs at 3 threads, tiles of pixels), and several tiles.
+        // One tile of 49 or 20 pixels with n > k (the input shared by the threads) and n < k
+        // (tiles of pixels), and several tiles.
         for (m, n, k) in [(49, 96, 200), (300, 40, 64), (49, 200, 48), (20, 1000, 30), (49, 24, 600)] {
             let c = Case(m: m, n: n, k: k, density: 0.25, &g, test: self)
             let e = Epilogue.all[2]

@@ -236,17 +236,23 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
     const size_t threads = (size_t)ck_threadpool_thread_count(pool);
     job.vectors = (p->m + 7) / 8;
     size_t tiles = (job.vectors + 7) / 8;
-    if (threads > 1 && tiles == 1 && (p->n + 15) / 16 >= threads && job.simd && p->scratch_slots >= threads) {
-        // One tile of pixels (a 7x7 layer) on threads, with a 16 of output channels for each:
-        // the input is transposed once, block by block on every thread, into slot 0's area;
-        // then each thread takes groups of output channels (whole 16s, two groups per thread)
-        // over the shared transposed input. Tiles of fewer pixels per thread repeat every
-        // output channel's fixed costs (its weights' loads, which bound the kernel) with less
-        // work each, and 7 vectors of pixels split 3 and 4: the expansion 7x7x192 -> 1152 at
-        // density 0.25 ran 1.55x faster on 2 threads than on one that way, 1.83x this way; the
-        // projections 7x7x1152 -> 192 had the same best time either way and a median 0.86-0.90x
-        // of the tiles' this way (pose_detection, vision-tasks-bench --profile-operators
-        // --threads 1,2, one AMD Zen 3 VM).
+    if (threads > 1 && tiles == 1 && p->k < p->n && (p->n + 15) / 16 >= threads && job.simd && p->scratch_slots >= threads) {
+        // One tile of pixels (a 7x7 layer) that expands its channels, on threads, with a 16 of
+        // output channels for each: the input is transposed once, block by block on every
+        // thread, into slot 0's area; then each thread takes groups of output channels (whole
+        // 16s, two groups per thread) over the shared transposed input. Tiles of fewer pixels
+        // per thread repeat every output channel's fixed costs (its weights' loads, which bound
+        // the kernel) with less work each, and 7 vectors of pixels split 3 and 4: the expansion
+        // 7x7x192 -> 1152 at density 0.25 ran 1.55x faster on 2 threads than on one that way,
+        // 1.83x this way (pose_detection, vision-tasks-bench --profile-operators --threads 1,2,
+        // one AMD Zen 3 VM). A layer that narrows its channels keeps the tiles: every thread
+        // then reads the whole transposed input, half of it written by the other thread, which
+        // costs more than the repeated weights save. The projections 7x7x1152 -> 192 had the
+        // same best time either way on the Zen 3 VM; on a 2-vCPU Intel Xeon (family 6, model
+        // 207, AVX-512), where a cache line's round trip between the two cores takes about
+        // 350 ns (scripts/dev/core-to-core), they took 0.079-0.083 ms this way against
+        // 0.053-0.058 with tiles, and 7x7x672 -> 192 0.049-0.061 against 0.033-0.035 (best of
+        // 300 at 2 threads, the same command).
         job.tiles = 1;
         const size_t sixteens = (p->n + 15) / 16, groups = CK_MIN(sixteens, 2 * threads);
         job.group_size = (sixteens + groups - 1) / groups * 16;
