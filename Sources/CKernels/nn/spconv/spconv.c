@@ -29,9 +29,10 @@
 // One 16-byte load then gives a position's 4 weights and one 4-byte load their 4 rows: loads,
 // not multiply-adds, bound the kernel (it also loads one vector of activations per FMA).
 //
-// This file packs the weights and shares the tiles (or, for one tile, the channel blocks and
-// output channels) out between threads; the kernels are in spconv_portable.c, spconv_simd8.c
-// and spconv_avx512.c, the tile drivers the last two share in spconv_tile.h.
+// This file packs the weights and shares the tiles (or, for one tile that expands its channels,
+// the channel blocks and output channels) out between threads; the kernels are in
+// spconv_portable.c, spconv_simd8.c and spconv_avx512.c, the tile drivers the last two share in
+// spconv_tile.h.
 #include "spconv_internal.h"
 
 static size_t align32(size_t v) { return (v + 31) / 32 * 32; }
