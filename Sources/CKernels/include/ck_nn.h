@@ -71,8 +71,10 @@ void ck_f16_to_f32(const uint16_t *input, float *output, size_t count);
 
 /// Output channels per packed weight panel (the microkernel's width).
 #define CK_GEMM_NR 16
-/// Output pixels per microkernel call.
+/// Output pixels per microkernel call (a row tile) at the AVX2/NEON and portable levels.
 #define CK_GEMM_MR 6
+/// Output pixels per microkernel call at the AVX-512 level.
+#define CK_GEMM_MR_AVX512 8
 
 /// Floats needed to pack the weights of a convolution with `output_channels` outputs,
 /// `taps` kernel positions (kh * kw) and `input_channels` inputs per position.

@@ -40,7 +40,7 @@ static inline __attribute__((always_inline)) void maxpool_channels(const ck_pool
     const int empty = w.y0 >= w.y1 || w.x0 >= w.x1;
     for (size_t i = c_begin; i < c_end; i++) {
         float m = empty ? 0.0f : image[(w.y0 * in_w + w.x0) * c + i];
-        for (size_t y = w.y0; y < w.y1 && !empty; y++) {
+        for (size_t y = w.y0; y < w.y1; y++) {
             for (size_t x = (y == w.y0 ? w.x0 + 1 : w.x0); x < w.x1; x++) {
                 const float v = image[(y * in_w + x) * c + i];
                 m = v > m ? v : m;

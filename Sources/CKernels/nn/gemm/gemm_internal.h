@@ -17,7 +17,7 @@
 #define MR CK_GEMM_MR
 /// Rows per AVX-512 tile: 8 (x 2 panels = 16 independent accumulators) keep both FMA units of a
 /// core busy through the 4-cycle FMA latency.
-#define MR512 8
+#define MR512 CK_GEMM_MR_AVX512
 
 /// Bytes of one half-precision panel: 16 float32 biases, then 16 halves per (tap, channel).
 static inline size_t gemm_panel_bytes_f16(size_t kk) { return NR * sizeof(float) + kk * NR * sizeof(uint16_t); }
