@@ -75,27 +75,42 @@ final class InterpreterTests: XCTestCase {
         }
     }
 
-    func testMemoryPlanReusesMemory() throws {
+    func testMemoryPlansReuseMemory() throws {
         let model = try Model(contentsOf: try SharedTestData.installedModel("pose_landmark_full.tflite"))
-        let plan = model.program.plan
-        let total = plan.bytes.values.reduce(0, +)
-        XCTAssertLessThan(plan.size, total / 3, "the arena should be much smaller than all activations together")
-        // No two tensors alive at the same step overlap.
         var first: [Int: Int] = [:], last: [Int: Int] = [:]
         for (step, op) in model.program.operations.enumerated() {
-            for t in op.inputs + op.outputs where plan.offsets[t] != nil {
+            for t in op.inputs + op.outputs where model.program.plan.offsets[t] != nil {
                 first[t] = min(first[t] ?? step, step)
                 last[t] = max(last[t] ?? step, step)
             }
         }
         let tensors = Array(first.keys)
-        for (i, a) in tensors.enumerated() {
-            for b in tensors[(i + 1)...] where (first[a] ?? 0) <= (last[b] ?? 0) && (first[b] ?? 0) <= (last[a] ?? 0) {
-                let (oa, ob) = (plan.offsets[a] ?? 0, plan.offsets[b] ?? 0)
-                let (ea, eb) = (oa + (plan.bytes[a] ?? 0), ob + (plan.bytes[b] ?? 0))
-                XCTAssertTrue(ea <= ob || eb <= oa, "tensors \(a) and \(b) overlap while both alive")
+        for (name, plan) in [("packed", model.program.plan), ("centered", model.program.threadedPlan)] {
+            let total = plan.bytes.values.reduce(0, +)
+            XCTAssertLessThan(plan.size, total / 3, "\(name): the arena should be much smaller than all activations together")
+            for t in tensors {
+                let offset = plan.offsets[t] ?? -1
+                XCTAssertTrue(offset >= 0 && offset % MemoryPlan.alignment == 0 && offset + (plan.bytes[t] ?? 0) <= plan.size,
+                              "\(name): tensor \(t) at \(offset) is not an aligned place in the arena")
+            }
+            for (i, a) in tensors.enumerated() {
+                for b in tensors[(i + 1)...] {
+                    let (oa, ob) = (plan.offsets[a] ?? 0, plan.offsets[b] ?? 0)
+                    let (ea, eb) = (oa + (plan.bytes[a] ?? 0), ob + (plan.bytes[b] ?? 0))
+                    let apart = ea <= ob || eb <= oa
+                    if (first[a] ?? 0) <= (last[b] ?? 0) && (first[b] ?? 0) <= (last[a] ?? 0) {
+                        XCTAssertTrue(apart, "\(name): tensors \(a) and \(b) overlap while both alive")
+                    }
+                    // Centred: tensors that share bytes share their middle (to the alignment), so
+                    // each half of the slot is written by the same thread whichever tensor is in it.
+                    if name == "centered" && !apart {
+                        XCTAssertLessThanOrEqual(abs((oa + ea) / 2 - (ob + eb) / 2), MemoryPlan.alignment,
+                                                 "centered: tensors \(a) and \(b) share bytes around different middles")
+                    }
+                }
             }
         }
+        XCTAssertLessThan(model.program.threadedPlan.size, 2 * model.program.plan.size)
     }
 }
 

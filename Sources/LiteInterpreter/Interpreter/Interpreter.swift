@@ -61,7 +61,7 @@ public final class Interpreter {
         self.model = model
         self.options = options
         let program = model.program
-        let plan = preservingAllTensors ? program.plan.unshared : program.plan
+        let plan = preservingAllTensors ? program.plan.unshared : options.threadCount > 1 ? program.threadedPlan : program.plan
         arena = AlignedBuffer(byteCount: plan.size)
         let memory = TensorMemory(arena: arena.raw, plan: plan, constants: program.runtimeConstants,
                                   threadCount: options.threadCount)

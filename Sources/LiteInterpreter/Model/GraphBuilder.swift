@@ -271,8 +271,8 @@ final class GraphBuilder {
         prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
         prepared = fuseSiLU(prepared)
-        let plan = try planMemory(prepared)
-        return Program(operations: prepared, plan: plan, runtimeConstants: runtimeConstants,
+        let (plan, threadedPlan) = try planMemory(prepared)
+        return Program(operations: prepared, plan: plan, threadedPlan: threadedPlan, runtimeConstants: runtimeConstants,
                        inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
     }
 
@@ -467,7 +467,9 @@ final class GraphBuilder {
         return result.compactMap { $0 }
     }
 
-    private func planMemory(_ operations: [any PreparedOperation]) throws -> MemoryPlan {
+    /// The packed plan, and the centred one for interpreters on several threads (the packed one
+    /// again should the centred one exceed the arena limit).
+    private func planMemory(_ operations: [any PreparedOperation]) throws -> (packed: MemoryPlan, threaded: MemoryPlan) {
         var first: [Int: Int] = [:]
         var last: [Int: Int] = [:]
         func use(_ t: Int, _ step: Int) {
@@ -489,14 +491,18 @@ final class GraphBuilder {
         guard plan.size <= GraphBuilder.maximumArenaBytes else {
             throw ModelError.invalid("activations need \(plan.size) bytes, more than the \(GraphBuilder.maximumArenaBytes)-byte limit")
         }
-        return plan
+        let centered = MemoryPlan(lifetimes: lifetimes, layout: .centered)
+        return (plan, centered.size <= GraphBuilder.maximumArenaBytes ? centered : plan)
     }
 }
 
-/// A prepared model: operators in execution order, the memory plan and run-time constants.
+/// A prepared model: operators in execution order, the memory plans and run-time constants.
 struct Program: Sendable {
     var operations: [any PreparedOperation]
+    /// The memory plan for one thread (packed).
     var plan: MemoryPlan
+    /// The memory plan for several threads (centred, `MemoryPlan.Layout`).
+    var threadedPlan: MemoryPlan
     var runtimeConstants: [Int: AlignedBuffer]
     var inputs: [TensorInfo]
     var outputs: [TensorInfo]

@@ -1,8 +1,25 @@
 /// Where every activation tensor lives in one arena: tensors whose lifetimes (from the step
 /// that writes them to the last step that reads them) overlap never share bytes. Built once per
-/// model with the greedy-by-size strategy: the largest tensors are placed first, each at the
-/// lowest offset that does not collide with an overlapping tensor already placed.
+/// model, in one of two layouts (`Layout`).
 struct MemoryPlan: Sendable {
+    /// How tensors are placed in the arena.
+    enum Layout {
+        /// Greedy by size: the largest tensors first, each at the lowest offset that does not
+        /// collide with an overlapping tensor already placed. The smallest arena; for one thread.
+        case packed
+        /// For threads that share each operator's output by pixels (the calling thread the first
+        /// part, the workers the rest): tensors take turns in slots, and every tensor of a slot
+        /// is centred on the slot's middle. Memory reused from an earlier tensor is then written
+        /// by the thread that wrote it before, below the middle the caller and above it the
+        /// worker (at two threads), so a thread seldom writes a cache line the other core holds
+        /// modified. With the packed layout a tensor's first half lands where an earlier
+        /// tensor of another size had its second half, and at two threads about half of a
+        /// layer's writes then fetch their lines from the other core first. A slot's size is
+        /// that of its largest tensor, so the arena is larger (1.1 to 1.4 times the packed one
+        /// for the bundled models).
+        case centered
+    }
+
     /// Byte offset of each planned tensor.
     var offsets: [Int: Int]
     /// Arena size in bytes.
@@ -20,14 +37,21 @@ struct MemoryPlan: Sendable {
 
     static let alignment = 64
 
-    init(lifetimes: [Lifetime]) {
-        let order = lifetimes.sorted { $0.bytes != $1.bytes ? $0.bytes > $1.bytes : $0.tensor < $1.tensor }
+    init(lifetimes: [Lifetime], layout: Layout = .packed) {
+        switch layout {
+        case .packed: self.init(packing: lifetimes)
+        case .centered: self.init(centering: lifetimes)
+        }
+    }
+
+    private init(packing lifetimes: [Lifetime]) {
+        let order = MemoryPlan.largestFirst(lifetimes)
         var placed: [(offset: Int, end: Int, first: Int, last: Int)] = []
         var offsets: [Int: Int] = [:]
         var size = 0
         bytes = Dictionary(uniqueKeysWithValues: lifetimes.map { ($0.tensor, $0.bytes) })
         for item in order {
-            let length = (item.bytes + MemoryPlan.alignment - 1) / MemoryPlan.alignment * MemoryPlan.alignment
+            let length = MemoryPlan.aligned(item.bytes)
             let conflicts = placed
                 .filter { $0.first <= item.last && item.first <= $0.last }
                 .sorted { $0.offset < $1.offset }
@@ -44,6 +68,44 @@ struct MemoryPlan: Sendable {
         self.size = size
     }
 
+    /// Slots in order of need: each tensor (largest first) joins the first slot whose tensors all
+    /// live at other times, or opens a new one; it is placed centred on its slot's middle.
+    private init(centering lifetimes: [Lifetime]) {
+        var slots: [(halfBytes: Int, lives: [ClosedRange<Int>])] = []
+        var slotOfTensor: [Int: Int] = [:]
+        var halfBytes: [Int: Int] = [:]
+        for item in MemoryPlan.largestFirst(lifetimes) {
+            let half = MemoryPlan.aligned((item.bytes + 1) / 2)
+            let life = item.first...max(item.first, item.last)
+            halfBytes[item.tensor] = half
+            if let slot = slots.firstIndex(where: { $0.halfBytes >= half && !$0.lives.contains { $0.overlaps(life) } }) {
+                slots[slot].lives.append(life)
+                slotOfTensor[item.tensor] = slot
+            } else {
+                slots.append((half, [life]))
+                slotOfTensor[item.tensor] = slots.count - 1
+            }
+        }
+        var middles: [Int] = []
+        var size = 0
+        for slot in slots {
+            middles.append(size + slot.halfBytes)
+            size += 2 * slot.halfBytes
+        }
+        offsets = [:]
+        for (tensor, slot) in slotOfTensor { offsets[tensor] = middles[slot] - (halfBytes[tensor] ?? 0) }
+        self.size = size
+        bytes = Dictionary(uniqueKeysWithValues: lifetimes.map { ($0.tensor, $0.bytes) })
+    }
+
+    private static func largestFirst(_ lifetimes: [Lifetime]) -> [Lifetime] {
+        lifetimes.sorted { $0.bytes != $1.bytes ? $0.bytes > $1.bytes : $0.tensor < $1.tensor }
+    }
+
+    private static func aligned(_ bytes: Int) -> Int {
+        (bytes + alignment - 1) / alignment * alignment
+    }
+
     /// The same tensors with no sharing at all (every tensor keeps its last value), for
     /// debugging.
     var unshared: MemoryPlan {
@@ -51,7 +113,7 @@ struct MemoryPlan: Sendable {
         var offset = 0
         for tensor in bytes.keys.sorted() {
             copy.offsets[tensor] = offset
-            offset += ((bytes[tensor] ?? 0) + MemoryPlan.alignment - 1) / MemoryPlan.alignment * MemoryPlan.alignment
+            offset += MemoryPlan.aligned(bytes[tensor] ?? 0)
         }
         copy.size = offset
         return copy
