@@ -12,11 +12,11 @@ struct MemoryPlan: Sendable {
         /// is centred on the slot's middle. Memory reused from an earlier tensor is then written
         /// by the thread that wrote it before, below the middle the caller and above it the
         /// worker (at two threads), so a thread seldom writes a cache line the other core holds
-        /// modified. With the packed layout a tensor's first half lands where an earlier
-        /// tensor of another size had its second half, and at two threads about half of a
-        /// layer's writes then fetch their lines from the other core first. A slot's size is
-        /// that of its largest tensor, so the arena is larger (1.1 to 1.4 times the packed one
-        /// for the bundled models).
+        /// modified. With the packed layout a tensor's first half can land where an earlier
+        /// tensor of another size had its second half, and the caller's writes there fetch
+        /// their lines from the worker's core first (docs/benchmarks.md measures the
+        /// difference). A slot's size is that of its largest tensor, so the arena is larger
+        /// (1.05 to 1.41 times the packed one for the bundled models).
         case centered
     }
 
