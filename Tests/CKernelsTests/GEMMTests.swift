@@ -73,20 +73,24 @@ final class GEMMTests: XCTestCase {
         }
     }
 
+    /// Rows first (97x70x45: the rows outweigh the weights), and weights first (100x200x64) with
+    /// the rows cut into one part per thread (2 and 3 threads) or not (4 threads: too few rows).
     func testThreadPoolGivesIdenticalResults() {
         var g = SeededGenerator(seed: 2)
-        let (m, n, k) = (97, 70, 45)
-        let a = randomFloats(m * k, &g), w = randomFloats(n * k, &g)
-        let packed = pack(n: n, taps: 1, k: k, weights: w, bias: nil)
-        let single = gemm(m: m, n: n, k: k, a: a, packed: packed, lo: -.infinity, hi: .infinity, prelu: nil)
-        for threads in [2, 3, 4] {
-            let pool = ck_threadpool_create(Int32(threads))
-            XCTAssertNotNil(pool)
-            XCTAssertEqual(ck_threadpool_thread_count(pool), Int32(threads))
-            for _ in 0..<20 {
-                XCTAssertEqual(gemm(m: m, n: n, k: k, a: a, packed: packed, lo: -.infinity, hi: .infinity, prelu: nil, pool: pool), single)
+        for (m, n, k) in [(97, 70, 45), (100, 200, 64)] {
+            let a = randomFloats(m * k, &g), w = randomFloats(n * k, &g)
+            let packed = pack(n: n, taps: 1, k: k, weights: w, bias: nil)
+            let single = gemm(m: m, n: n, k: k, a: a, packed: packed, lo: -.infinity, hi: .infinity, prelu: nil)
+            for threads in [2, 3, 4] {
+                let pool = ck_threadpool_create(Int32(threads))
+                XCTAssertNotNil(pool)
+                XCTAssertEqual(ck_threadpool_thread_count(pool), Int32(threads))
+                for _ in 0..<20 {
+                    XCTAssertEqual(gemm(m: m, n: n, k: k, a: a, packed: packed, lo: -.infinity, hi: .infinity, prelu: nil, pool: pool), single,
+                                   "\(m)x\(n)x\(k) on \(threads) threads")
+                }
+                ck_threadpool_destroy(pool)
             }
-            ck_threadpool_destroy(pool)
         }
     }
 

@@ -43,6 +43,9 @@ typedef struct gemm_job {
     /// Row tiles of the first operand that stay in the L1 cache while panels pass over them.
     size_t row_block;
     int m_outer;
+    /// Weights first (not m_outer): the row tiles are cut into parts of this many, one per
+    /// thread, each taken panel by panel (0: not cut).
+    size_t chunk_tiles;
     int simd;
     int avx512;
     /// Distinct for every call of run_gemm (widened panels are reused within one call only).
