@@ -151,14 +151,19 @@ void ck_dwconv(const ck_dwconv_params *p, ck_threadpool *pool) {
     size_t groups = 1;
     job.channel_major = 0;
     job.rows = rows;
-    if (threads > 1 && rows <= 4 * threads) {
-        // So few rows that a thread's share plus the rows its kernel reaches beyond it is most
-        // of the image (7x7 at 2 threads): the threads split the channels instead, in about
-        // three groups each, taken group by group. The expansion before such a layer splits
-        // its output channels the same way (the caller from the first, the workers from the
-        // last), so each thread mostly reads what it wrote: hand_landmark_lite's five 7x7
+    if (threads > 1 && p->batch * p->in_h <= 4 * threads) {
+        // So few input rows that a thread's share plus the rows its kernel reaches beyond it is
+        // most of the image (7x7 at 2 threads): the threads split the channels instead, in
+        // about three groups each, taken group by group. The expansion before such a layer
+        // splits its output channels the same way (the caller from the first, the workers from
+        // the last), so each thread mostly reads what it wrote: hand_landmark_lite's five 7x7
         // layers took 42.3 and 41.9 µs in all at 2 threads with rows shared out, 40.2 and 36.3
-        // with channels (best of 400 runs each, two alternations).
+        // with channels (best of 400 runs each, two alternations). The input's rows decide, not
+        // the output's: a stride-2 layer from 14x14 to 7x7 reads an input that the layer before
+        // wrote split by rows, and split by rows itself it reads the other thread's part only
+        // near the boundary (pose_detection's 14x14x672 5x5 one: 0.026-0.028 ms at best on 2
+        // threads with channels, 0.020-0.021 with rows; `vision-tasks-bench --profile-operators
+        // --threads 1,2 --runs 300 --no-litert`, 2-vCPU Intel Xeon, model 207, two runs each).
         groups = CK_MIN(blocks, 3 * threads);
         job.channel_major = 1;
     } else if (threads > 1 && rows < 8 * threads) {
