@@ -75,6 +75,31 @@ final class InterpreterTests: XCTestCase {
         }
     }
 
+    /// Profiled invokes, timed in the flow or with each operator run again in place first, leave
+    /// the outputs of a plain invoke: no operator reads what it writes.
+    func testProfiledInvokesGiveTheResultsOfInvoke() throws {
+        let model = try Model(contentsOf: try SharedTestData.installedModel("pose_detection.tflite"))
+        var random = TestRandom(state: 11)
+        let input = random.floats(224 * 224 * 3), other = random.floats(224 * 224 * 3)
+        for threads in [1, 2] {
+            let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
+            try interpreter.copy(input, toInputAt: 0)
+            try interpreter.invoke()
+            let expected = try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
+            for repeats in [0, 2] {
+                // Another input's results first, so that the profiled invoke has to compute them all.
+                try interpreter.copy(other, toInputAt: 0)
+                try interpreter.invoke()
+                try interpreter.copy(input, toInputAt: 0)
+                let timings = try interpreter.invokeProfiled(repeatsBeforeTiming: repeats)
+                XCTAssertEqual(timings.count, model.program.operations.count)
+                XCTAssertTrue(timings.allSatisfy { $0.seconds >= 0 })
+                let outputs = try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
+                XCTAssertEqual(outputs, expected, "\(threads) thread(s), \(repeats) untimed runs per operator")
+            }
+        }
+    }
+
     func testMemoryPlansReuseMemory() throws {
         let model = try Model(contentsOf: try SharedTestData.installedModel("pose_landmark_full.tflite"))
         var first: [Int: Int] = [:], last: [Int: Int] = [:]

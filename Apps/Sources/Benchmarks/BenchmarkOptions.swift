@@ -14,6 +14,9 @@ struct BenchmarkOptions {
     var profile = false
     /// With `profile`: also list every operator with its best time and multiply-add rate.
     var profileOperators = false
+    /// With `profile`: untimed runs of each operator right before its timed one (0 = none: the
+    /// operators are timed in the model's flow).
+    var inPlaceRepeats = 0
     /// Sections to run (`models`, `scaling`, `gesture`, `hands`, `pose`, `live`, `training`, `classification`); empty = all.
     var sections: Set<String> = []
     /// Timed calls per image in the task sections.
@@ -35,7 +38,7 @@ struct BenchmarkOptions {
     func runs(section name: String) -> Bool { sections.isEmpty || sections.contains(name) }
 
     static let usage = """
-        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators]
+        usage: vision-tasks-bench [--threads 1,2] [--models a.tflite,b.tflite] [--runs N] [--warmup N] [--no-litert] [--profile] [--profile-operators] [--in-place N]
                           [--sections models,scaling,gesture,hands,pose,live,training,classification] [--task-runs N] [--pose-num-poses N] [--pose-masks] [--live-frames N]
                           [--pace-ms N]
                           [--no-mediapipe] [--details]
@@ -60,6 +63,9 @@ struct BenchmarkOptions {
           --profile   print our time per operator kind for each model instead of the comparison; at 2+ threads
                       also how long each thread was at work in the operators split over threads
           --profile-operators   the same, plus every operator's best time and multiply-add rate
+          --in-place N  with --profile or --profile-operators: run each operator N times untimed right before
+                      its timed run, so that its data already sits in the caches of the threads that use it;
+                      against the times without it, this shows what moving data between operators and cores costs
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON, scripts/test's venv
                       ~/.cache/vision-tasks/mediapipe-venv or python3 runs scripts/benchmarks/litert_invoke.py)
           --sections  sections to run, of models,scaling,gesture,hands,pose,live,training,classification (default: all)
@@ -103,6 +109,9 @@ struct BenchmarkOptions {
             case "--profile-operators":
                 profile = true
                 profileOperators = true
+            case "--in-place":
+                inPlaceRepeats = try positiveInts(try value(for: argument), argument)[0]
+                guard inPlaceRepeats <= 10 else { throw UsageError(description: "--in-place takes 1 to 10, got \(inPlaceRepeats)") }
             case "--sections":
                 sections = Set(try value(for: argument).split(separator: ",").map(String.init))
                 guard sections.isSubset(of: Self.sectionNames) else {

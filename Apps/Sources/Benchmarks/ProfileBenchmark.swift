@@ -42,7 +42,7 @@ struct ProfileBenchmark {
                     try interpreters[index].invoke()
                     interpreters[index].measureBusyTime(true)
                     for _ in 0..<runs {
-                        let timings = try interpreters[index].invokeProfiled()
+                        let timings = try interpreters[index].invokeProfiled(repeatsBeforeTiming: options.inPlaceRepeats)
                         if samples[index].operators.isEmpty { samples[index].operators = timings }
                         samples[index].seconds.append(timings.map(\.seconds))
                     }
@@ -52,7 +52,9 @@ struct ProfileBenchmark {
             let oneThreadMean = counts.firstIndex(of: 1).map { samples[$0].meanInvoke }
             for (index, threads) in counts.enumerated() {
                 var table = kindTable(file: file, threads: threads, samples: samples[index])
-                if let work = threadWork(interpreters[index], samples: samples[index], oneThreadMean: oneThreadMean) {
+                // The pool's busy times would count the untimed runs too.
+                if options.inPlaceRepeats == 0,
+                   let work = threadWork(interpreters[index], samples: samples[index], oneThreadMean: oneThreadMean) {
                     table += "\n\n" + work
                 }
                 sections.append(table)
@@ -60,6 +62,11 @@ struct ProfileBenchmark {
             if options.profileOperators { sections.append(operatorTable(file: file, counts: counts, samples: samples)) }
         }
         return sections.joined(separator: "\n\n")
+    }
+
+    /// How the operators were timed, for the headings: nothing in the flow, else the untimed runs.
+    private var inPlaceNote: String {
+        options.inPlaceRepeats == 0 ? "" : ", in place (each operator timed after \(options.inPlaceRepeats) untimed run\(options.inPlaceRepeats == 1 ? "" : "s"))"
     }
 
     /// Mean and summed best time per operator kind at one thread count.
@@ -79,7 +86,7 @@ struct ProfileBenchmark {
             table.add([kind, "\(entry.count)", formatMilliseconds(ms), String(format: "%.1f%%", ms / 10 / mean),
                        formatMilliseconds(entry.best * 1000)])
         }
-        return "## \(file.lastPathComponent), \(threads) thread(s): mean \(formatMilliseconds(mean * 1000)) ms per invoke over "
+        return "## \(file.lastPathComponent), \(threads) thread(s)\(inPlaceNote): mean \(formatMilliseconds(mean * 1000)) ms per invoke over "
             + "\(samples.seconds.count) runs; sum of each operator's best: \(formatMilliseconds(bestTotal * 1000)) ms\n\n" + table.render()
     }
 
@@ -132,7 +139,7 @@ struct ProfileBenchmark {
             table.add(row)
         }
         let lost = counts.indices.dropFirst().map { "\(counts[$0]) threads \(formatMilliseconds(lostTotals[$0] * 1000)) ms" }
-        return "## \(file.lastPathComponent), every operator (\(samples[0].seconds.count) runs per thread count, in turns); "
+        return "## \(file.lastPathComponent), every operator\(inPlaceNote) (\(samples[0].seconds.count) runs per thread count, in turns); "
             + "time lost against a perfect split, summed: \(lost.isEmpty ? "n/a" : lost.joined(separator: ", "))\n\n" + table.render()
     }
 }

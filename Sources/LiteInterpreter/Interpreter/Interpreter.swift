@@ -146,10 +146,18 @@ public final class Interpreter {
     /// Runs the model once like `invoke()`, timing every operator (for profiling; the
     /// timing itself adds a little overhead). Fused operators appear once, under the operator
     /// that absorbed them.
-    public func invokeProfiled() throws -> [OperatorTiming] {
+    ///
+    /// - Parameter repeatsBeforeTiming: how many times each operator runs untimed, right before
+    ///   the run that is timed. With 1 or more, an operator's input, output and weights already
+    ///   sit in the caches of the threads that use them when it is timed ("in place"); against
+    ///   the times with 0 ("in the flow") that shows what moving data between operators (and, at
+    ///   several threads, between cores) costs. Every operator writes only its own outputs, so
+    ///   the results are those of `invoke()` either way.
+    public func invokeProfiled(repeatsBeforeTiming: Int = 0) throws -> [OperatorTiming] {
         let handle = pool.handle
         let clock = ContinuousClock()
         return zip(operations, model.program.operations).map { bound, prepared in
+            for _ in 0..<max(0, repeatsBeforeTiming) { bound.run(pool: handle) }
             let elapsed = clock.measure { bound.run(pool: handle) }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, detail: prepared.detail,
