@@ -14,24 +14,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "pinned_threads.h"
+
 enum { PASSES = 200000 };
 
 static _Alignas(64) atomic_int ping;
 static _Alignas(64) atomic_int pong;
 static int partner_cpu;
-
-static uint64_t nanoseconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int pin_to(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
 
 /// Answers every ping with the same number on the other line.
 static void *partner(void *unused) {

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "pinned_threads.h"
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -29,19 +31,6 @@ static uint64_t *buffer;
 static size_t words;
 static int writer_cpu, demote;
 static uint64_t demote_ns[TURNS];
-
-static uint64_t nanoseconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int pin_to(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
 
 static int has_cldemote(void) {
 #if defined(__x86_64__)
