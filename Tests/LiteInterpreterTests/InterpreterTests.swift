@@ -92,8 +92,7 @@ final class InterpreterTests: XCTestCase {
                 try interpreter.invoke()
                 try interpreter.copy(input, toInputAt: 0)
                 let timings = try interpreter.invokeProfiled(repeatsBeforeTiming: repeats)
-                XCTAssertEqual(timings.count, model.program.operations.count)
-                XCTAssertTrue(timings.allSatisfy { $0.seconds >= 0 })
+                XCTAssertEqual(timings.map(\.operatorIndex), model.program.operations.map(\.operatorIndex))
                 let outputs = try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
                 XCTAssertEqual(outputs, expected, "\(threads) thread(s), \(repeats) untimed runs per operator")
             }

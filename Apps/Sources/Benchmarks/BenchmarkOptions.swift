@@ -14,8 +14,8 @@ struct BenchmarkOptions {
     var profile = false
     /// With `profile`: also list every operator with its best time and multiply-add rate.
     var profileOperators = false
-    /// With `profile`: untimed runs of each operator right before its timed one (0 = none: the
-    /// operators are timed in the model's flow).
+    /// With `profile` (which it implies): untimed runs of each operator right before its timed
+    /// one (0 = none: the operators are timed in the model's flow).
     var inPlaceRepeats = 0
     /// Sections to run (`models`, `scaling`, `gesture`, `hands`, `pose`, `live`, `training`, `classification`); empty = all.
     var sections: Set<String> = []
@@ -63,8 +63,8 @@ struct BenchmarkOptions {
           --profile   print our time per operator kind for each model instead of the comparison; at 2+ threads
                       also how long each thread was at work in the operators split over threads
           --profile-operators   the same, plus every operator's best time and multiply-add rate
-          --in-place N  with --profile or --profile-operators: run each operator N times untimed right before
-                      its timed run, so that its data already sits in the caches of the threads that use it;
+          --in-place N  profile (as --profile; add --profile-operators for every operator) with each operator
+                      run N times untimed right before its timed run, so that its data already sits in the caches of the threads that use it;
                       against the times without it, this shows what moving data between operators and cores costs
           --no-litert do not time LiteRT (otherwise $VISION_TASKS_PYTHON, scripts/test's venv
                       ~/.cache/vision-tasks/mediapipe-venv or python3 runs scripts/benchmarks/litert_invoke.py)
@@ -110,6 +110,7 @@ struct BenchmarkOptions {
                 profile = true
                 profileOperators = true
             case "--in-place":
+                profile = true
                 inPlaceRepeats = try positiveInts(try value(for: argument), argument)[0]
                 guard inPlaceRepeats <= 10 else { throw UsageError(description: "--in-place takes 1 to 10, got \(inPlaceRepeats)") }
             case "--sections":

@@ -40,7 +40,8 @@ struct ProfileBenchmark {
                 for index in schedule.order(of: counts.count, inBlock: block) {
                     // Untimed: wakes a pool whose workers went to sleep while the others ran.
                     try interpreters[index].invoke()
-                    interpreters[index].measureBusyTime(true)
+                    // The pool's busy times would count untimed runs too: only in the flow.
+                    interpreters[index].measureBusyTime(options.inPlaceRepeats == 0)
                     for _ in 0..<runs {
                         let timings = try interpreters[index].invokeProfiled(repeatsBeforeTiming: options.inPlaceRepeats)
                         if samples[index].operators.isEmpty { samples[index].operators = timings }
@@ -52,9 +53,7 @@ struct ProfileBenchmark {
             let oneThreadMean = counts.firstIndex(of: 1).map { samples[$0].meanInvoke }
             for (index, threads) in counts.enumerated() {
                 var table = kindTable(file: file, threads: threads, samples: samples[index])
-                // The pool's busy times would count the untimed runs too.
-                if options.inPlaceRepeats == 0,
-                   let work = threadWork(interpreters[index], samples: samples[index], oneThreadMean: oneThreadMean) {
+                if let work = threadWork(interpreters[index], samples: samples[index], oneThreadMean: oneThreadMean) {
                     table += "\n\n" + work
                 }
                 sections.append(table)
