@@ -42,20 +42,20 @@ struct MemoryPlan: Sendable {
     static let alignment = 64
 
     init(lifetimes: [Lifetime], layout: Layout = .packed) {
+        bytes = Dictionary(uniqueKeysWithValues: lifetimes.map { ($0.tensor, $0.bytes) })
         switch layout {
-        case .packed: self.init(packing: lifetimes)
-        case .centered: self.init(centering: lifetimes)
+        case .packed: (offsets, size) = MemoryPlan.packed(lifetimes)
+        case .centered: (offsets, size) = MemoryPlan.centred(lifetimes)
         }
     }
 
-    private init(packing lifetimes: [Lifetime]) {
-        let order = MemoryPlan.largestFirst(lifetimes)
+    /// Each tensor (largest first) at the lowest offset where it meets no tensor alive with it.
+    private static func packed(_ lifetimes: [Lifetime]) -> (offsets: [Int: Int], size: Int) {
         var placed: [(offset: Int, end: Int, life: Lifetime)] = []
         var offsets: [Int: Int] = [:]
         var size = 0
-        bytes = Dictionary(uniqueKeysWithValues: lifetimes.map { ($0.tensor, $0.bytes) })
-        for item in order {
-            let length = MemoryPlan.aligned(item.bytes)
+        for item in largestFirst(lifetimes) {
+            let length = aligned(item.bytes)
             let conflicts = placed
                 .filter { $0.life.overlaps(item) }
                 .sorted { $0.offset < $1.offset }
@@ -68,29 +68,28 @@ struct MemoryPlan: Sendable {
             offsets[item.tensor] = offset
             size = max(size, offset + length)
         }
-        self.offsets = offsets
-        self.size = size
+        return (offsets, size)
     }
 
     /// Slots in order of need: each tensor (largest first) joins the first slot whose tensors all
     /// live at other times, or opens a new one as large as itself; it is placed centred on its
     /// slot's middle.
-    private init(centering lifetimes: [Lifetime]) {
-        bytes = Dictionary(uniqueKeysWithValues: lifetimes.map { ($0.tensor, $0.bytes) })
+    private static func centred(_ lifetimes: [Lifetime]) -> (offsets: [Int: Int], size: Int) {
         var slots: [(half: Int, tensors: [Lifetime])] = []
-        for item in MemoryPlan.largestFirst(lifetimes) {
+        for item in largestFirst(lifetimes) {
             if let slot = slots.firstIndex(where: { !$0.tensors.contains { $0.overlaps(item) } }) {
                 slots[slot].tensors.append(item)
             } else {
-                slots.append((MemoryPlan.half(item.bytes), [item]))
+                slots.append((half(item.bytes), [item]))
             }
         }
-        offsets = [:]
-        size = 0
+        var offsets: [Int: Int] = [:]
+        var size = 0
         for slot in slots {
-            for item in slot.tensors { offsets[item.tensor] = size + slot.half - MemoryPlan.half(item.bytes) }
+            for item in slot.tensors { offsets[item.tensor] = size + slot.half - half(item.bytes) }
             size += 2 * slot.half
         }
+        return (offsets, size)
     }
 
     /// Bytes from a tensor's start to its middle, aligned, when it is centred in a slot.
