@@ -32,8 +32,9 @@ public final class Interpreter {
     public let options: Options
 
     private let arena: AlignedBuffer
-    private let operations: [BoundOperation]
-    /// `operations` again, unretained, for `invoke()` (which `operations` keeps alive).
+    /// One bound operation per step of the program's schedule (a step of branches as one).
+    private let steps: [BoundOperation]
+    /// `steps` again, unretained, for `invoke()` (which `steps` keeps alive).
     private let runList: [Unmanaged<BoundOperation>]
     private let pool: WorkerPool
     private let inputPointers: [UnsafeMutablePointer<Float>]
@@ -66,8 +67,14 @@ public final class Interpreter {
         let memory = TensorMemory(arena: arena.raw, plan: plan, constants: program.runtimeConstants,
                                   threadCount: options.threadCount)
         self.memory = memory
-        operations = try program.operations.map { try $0.bind(memory) }
-        runList = operations.map { Unmanaged.passUnretained($0) }
+        let operations = try program.operations.map { try $0.bind(memory) }
+        steps = program.schedule.steps.map { step in
+            switch step {
+            case let .operation(index): operations[index]
+            case let .branches(branches): BoundBranches(branches.map { $0.map { operations[$0] } })
+            }
+        }
+        runList = steps.map { Unmanaged.passUnretained($0) }
         inputPointers = try program.inputs.map { try memory.mutablePointer($0.index) }
         outputPointers = try program.outputs.map { try memory.mutablePointer($0.index) }
         self.pool = try pool ?? WorkerPool(threadCount: options.threadCount)
@@ -136,16 +143,17 @@ public final class Interpreter {
     public func invoke() throws {
         let handle = pool.handle
         StageStopwatch.time(.models) {
-            // Unretained references: iterating `operations` itself retains and releases each
+            // Unretained references: iterating `steps` itself retains and releases each
             // operator (two atomic operations each, which tiny models such as the gesture
-            // embedder, 62 operators in about 11 µs, feel). `operations` keeps them alive.
+            // embedder, 62 operators in about 11 µs, feel). `steps` keeps them alive.
             for operation in runList { operation._withUnsafeGuaranteedRef { $0.run(pool: handle) } }
         }
     }
 
     /// Runs the model once like `invoke()`, timing every operator (for profiling; the
     /// timing itself adds a little overhead). Fused operators appear once, under the operator
-    /// that absorbed them.
+    /// that absorbed them; independent branches of small operators that run side by side, once
+    /// for all of them, under the first one's index (kind "side by side (N branches)").
     ///
     /// - Parameter repeatsBeforeTiming: how many times each operator runs untimed, right before
     ///   the run that is timed. With 1 or more, an operator's input, output and weights already
@@ -156,12 +164,22 @@ public final class Interpreter {
     public func invokeProfiled(repeatsBeforeTiming: Int = 0) throws -> [OperatorTiming] {
         let handle = pool.handle
         let clock = ContinuousClock()
-        return zip(operations, model.program.operations).map { bound, prepared in
+        let program = model.program
+        return zip(steps, program.schedule.steps).map { bound, step in
             for _ in 0..<max(0, repeatsBeforeTiming) { bound.run(pool: handle) }
             let elapsed = clock.measure { bound.run(pool: handle) }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, detail: prepared.detail,
-                                  multiplyAdds: prepared.multiplyAdds, seconds: seconds)
+            switch step {
+            case let .operation(index):
+                let prepared = program.operations[index]
+                return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, detail: prepared.detail,
+                                      multiplyAdds: prepared.multiplyAdds, seconds: seconds)
+            case let .branches(branches):
+                let prepared = step.operations.sorted().map { program.operations[$0] }
+                return OperatorTiming(operatorIndex: prepared.first?.operatorIndex ?? -1, kind: "side by side (\(branches.count) branches)",
+                                      detail: "\(prepared.count) operators", multiplyAdds: prepared.reduce(0) { $0 + $1.multiplyAdds },
+                                      seconds: seconds)
+            }
         }
     }
 

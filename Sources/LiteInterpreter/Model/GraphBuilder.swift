@@ -271,8 +271,10 @@ final class GraphBuilder {
         prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
         prepared = fuseSiLU(prepared)
-        let (plan, threadedPlan) = try planMemory(prepared)
-        return Program(operations: prepared, plan: plan, threadedPlan: threadedPlan, runtimeConstants: runtimeConstants,
+        let schedule = ExecutionSchedule(inputs: prepared.map(\.inputs), outputs: prepared.map(\.outputs),
+                                         work: prepared.map { op in max(op.multiplyAdds, op.outputs.reduce(0) { $0 + infos[$1].elementCount }) })
+        let (plan, threadedPlan) = try planMemory(prepared, schedule: schedule)
+        return Program(operations: prepared, schedule: schedule, plan: plan, threadedPlan: threadedPlan, runtimeConstants: runtimeConstants,
                        inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
     }
 
@@ -468,8 +470,9 @@ final class GraphBuilder {
     }
 
     /// The packed plan, and the centred one for interpreters on several threads (the packed one
-    /// again should the centred one exceed the arena limit).
-    private func planMemory(_ operations: [any PreparedOperation]) throws -> (packed: MemoryPlan, threaded: MemoryPlan) {
+    /// again should the centred one exceed the arena limit). A tensor lives from the schedule's
+    /// step that first uses it to the last: the operations of a step of branches run at once.
+    private func planMemory(_ operations: [any PreparedOperation], schedule: ExecutionSchedule) throws -> (packed: MemoryPlan, threaded: MemoryPlan) {
         var first: [Int: Int] = [:]
         var last: [Int: Int] = [:]
         func use(_ t: Int, _ step: Int) {
@@ -477,9 +480,10 @@ final class GraphBuilder {
             first[t] = min(first[t] ?? step, step)
             last[t] = max(last[t] ?? step, step)
         }
-        let end = operations.count
+        let end = schedule.steps.count
         for t in file.inputs { use(t, 0); use(t, end) }
-        for (step, op) in operations.enumerated() {
+        for (index, op) in operations.enumerated() {
+            let step = schedule.stepOfOperation[index]
             for t in op.inputs { use(t, step) }
             for t in op.outputs { use(t, step) }
         }
@@ -499,6 +503,8 @@ final class GraphBuilder {
 /// A prepared model: operators in execution order, the memory plans and run-time constants.
 struct Program: Sendable {
     var operations: [any PreparedOperation]
+    /// The order the operations run in: one by one, or independent branches side by side.
+    var schedule: ExecutionSchedule
     /// The memory plan for one thread (packed).
     var plan: MemoryPlan
     /// The memory plan for several threads (centred, `MemoryPlan.Layout`).

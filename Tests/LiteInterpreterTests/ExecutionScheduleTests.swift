@@ -1,0 +1,96 @@
+import Foundation
+@testable import LiteInterpreter
+import TestSupport
+import XCTest
+
+final class ExecutionScheduleTests: XCTestCase {
+    static let models = ["canned_gesture_classifier", "gesture_embedder", "hand_landmark_full", "hand_landmark_lite",
+                         "palm_detection_full", "palm_detection_lite", "pose_detection", "pose_landmark_full"]
+
+    /// A graph with two chains of small operators after a large one, a join, and a chain.
+    func testIndependentSmallChainsBecomeOneStepOfBranches() {
+        let small = 100_000, large = ExecutionSchedule.smallWork
+        // 0: large t0 -> t1; 1: t1 -> t2; 2: t1 -> t3; 3: t2 -> t4 (a chain with 1); 4: t3 -> t5
+        // (with 2); 5: large (t4, t5) -> t6; 6: t6 -> t7; 7: t7 -> t8 (one chain: one by one).
+        let inputs = [[0], [1], [1], [2], [3], [4, 5], [6], [7]]
+        let outputs = [[1], [2], [3], [4], [5], [6], [7], [8]]
+        let work = [large, small, small + small / 5, small, small, large, small, small]
+        let schedule = ExecutionSchedule(inputs: inputs, outputs: outputs, work: work)
+        XCTAssertEqual(schedule.steps, [.operation(0), .branches([[2, 4], [1, 3]]), .operation(5), .operation(6), .operation(7)])
+        XCTAssertEqual(schedule.stepOfOperation, [0, 1, 1, 1, 1, 2, 3, 4])
+        // An operation that joins the branches stays out of their step.
+        let joined = ExecutionSchedule(inputs: [[0], [1], [1], [2, 3]], outputs: [[1], [2], [3], [4]], work: [large, small, small, small])
+        XCTAssertEqual(joined.steps, [.operation(0), .branches([[1], [2]]), .operation(3)])
+        // Tiny operations: one hand-off costs more than running them one after another.
+        let tiny = ExecutionSchedule(inputs: [[0], [0]], outputs: [[1], [2]], work: [1000, 1000])
+        XCTAssertEqual(tiny.steps, [.operation(0), .operation(1)])
+        // A branch as large as the rest together saves nothing.
+        let lopsided = ExecutionSchedule(inputs: [[0], [0]], outputs: [[1], [2]], work: [400_000, 10_000])
+        XCTAssertEqual(lopsided.steps, [.operation(0), .operation(1)])
+    }
+
+    /// In every model: each operation runs once, in a step after those of everything it reads,
+    /// and the branches of a step read nothing another branch of it writes.
+    func testSchedulesRespectEveryDependency() throws {
+        var branchSteps: [String: [String]] = [:], operationCounts: [String: Int] = [:]
+        for name in Self.models {
+            let program = try Model(contentsOf: try SharedTestData.installedModel("\(name).tflite")).program
+            let schedule = program.schedule
+            operationCounts[name] = program.operations.count
+            XCTAssertEqual(schedule.steps.flatMap(\.operations).sorted(), Array(program.operations.indices), name)
+            var producer: [Int: Int] = [:]
+            for (index, op) in program.operations.enumerated() { for t in op.outputs { producer[t] = index } }
+            var branchOf: [Int: Int] = [:]
+            for step in schedule.steps {
+                guard case let .branches(branches) = step else { continue }
+                branchSteps[name, default: []].append("\(branches.count) branches of \(branches.map(\.count)) operators")
+                XCTAssertGreaterThanOrEqual(branches.count, 2, name)
+                for (b, branch) in branches.enumerated() {
+                    XCTAssertEqual(branch, branch.sorted(), "\(name): a branch runs in program order")
+                    for op in branch { branchOf[op] = b }
+                }
+            }
+            for (index, op) in program.operations.enumerated() {
+                for t in op.inputs {
+                    guard let source = producer[t] else { continue }
+                    let (from, to) = (schedule.stepOfOperation[source], schedule.stepOfOperation[index])
+                    XCTAssertLessThanOrEqual(from, to, "\(name): operation \(index) runs before operation \(source), which it reads")
+                    if from == to {
+                        XCTAssertEqual(branchOf[source], branchOf[index], "\(name): operation \(index) reads another branch's output")
+                        XCTAssertLessThan(source, index, name)
+                    }
+                }
+            }
+        }
+        for name in Self.models {
+            print("\(name): \(operationCounts[name] ?? 0) operations; steps of branches: "
+                  + ((branchSteps[name] ?? []).isEmpty ? "none" : (branchSteps[name] ?? []).joined(separator: "; ")))
+        }
+        XCTAssertFalse((branchSteps["pose_detection"] ?? []).isEmpty, "pose_detection's heads run side by side")
+    }
+
+    /// The models with steps of branches give one thread's results at 2, 3 and 4 threads, and at
+    /// 2 threads with the pool lowered to one active thread.
+    func testBranchesGiveTheResultsOfOneThread() throws {
+        for name in ["pose_detection", "palm_detection_lite"] {
+            let model = try Model(contentsOf: try SharedTestData.installedModel("\(name).tflite"))
+            var random = TestRandom(state: 3)
+            let input = random.floats(model.inputs[0].shape.reduce(1, *))
+            func outputs(_ interpreter: Interpreter) throws -> [[Float]] {
+                try interpreter.copy(input, toInputAt: 0)
+                try interpreter.invoke()
+                return try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
+            }
+            let single = try outputs(try Interpreter(model: model, options: .init(threadCount: 1)))
+            for threads in [2, 3, 4] {
+                let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
+                XCTAssertEqual(try outputs(interpreter), single, "\(name), \(threads) threads")
+                XCTAssertEqual(try outputs(interpreter), single, "\(name), \(threads) threads, again")
+            }
+            let pool = try WorkerPool(threadCount: 2)
+            let shared = try Interpreter(model: model, sharing: pool)
+            pool.activeThreadCount = 1
+            XCTAssertEqual(try outputs(shared), single, "\(name), one of two threads active")
+        }
+    }
+}
