@@ -101,8 +101,16 @@ final class InterpreterTests: XCTestCase {
         }
     }
 
+    /// Tensors alive at the same step of the schedule never share bytes; the rest share. The
+    /// gesture embedder has a step of branches (68 of its 71 operations), whose tensors are all
+    /// alive at once, so its arena is not much smaller than its activations.
     func testMemoryPlansReuseMemory() throws {
-        let model = try Model(contentsOf: try SharedTestData.installedModel("pose_landmark_full.tflite"))
+        for (name, reuses) in [("pose_landmark_full", true), ("gesture_embedder", false)] {
+            try checkMemoryPlans(try Model(contentsOf: try SharedTestData.installedModel("\(name).tflite")), reuses: reuses)
+        }
+    }
+
+    private func checkMemoryPlans(_ model: Model, reuses: Bool) throws {
         var first: [Int: Int] = [:], last: [Int: Int] = [:]
         for (index, op) in model.program.operations.enumerated() {
             // A step of branches runs its operations at once: they share one step.
@@ -115,7 +123,7 @@ final class InterpreterTests: XCTestCase {
         let tensors = Array(first.keys)
         for (name, plan) in [("packed", model.program.plan), ("centered", model.program.threadedPlan)] {
             let total = plan.bytes.values.reduce(0, +)
-            XCTAssertLessThan(plan.size, total / 3, "\(name): the arena should be much smaller than all activations together")
+            if reuses { XCTAssertLessThan(plan.size, total / 3, "\(name): the arena should be much smaller than all activations together") }
             for t in tensors {
                 let offset = plan.offsets[t] ?? -1
                 XCTAssertTrue(offset >= 0 && offset % MemoryPlan.alignment == 0 && offset + (plan.bytes[t] ?? 0) <= plan.size,

@@ -271,8 +271,7 @@ final class GraphBuilder {
         prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
         prepared = fuseSiLU(prepared)
-        let schedule = ExecutionSchedule(inputs: prepared.map(\.inputs), outputs: prepared.map(\.outputs),
-                                         work: prepared.map { op in max(op.multiplyAdds, op.outputs.reduce(0) { $0 + infos[$1].elementCount }) })
+        let schedule = scheduled(prepared)
         let (plan, threadedPlan) = try planMemory(prepared, schedule: schedule)
         return Program(operations: prepared, schedule: schedule, plan: plan, threadedPlan: threadedPlan, runtimeConstants: runtimeConstants,
                        inputs: file.inputs.map { infos[$0] }, outputs: file.outputs.map { infos[$0] })
@@ -467,6 +466,18 @@ final class GraphBuilder {
             result.append(op)
         }
         return result.compactMap { $0 }
+    }
+
+    /// The operations' schedule: what each reads and writes, its work (multiply-adds, or output
+    /// elements for operations that do none) and the size of every tensor written at run time.
+    private func scheduled(_ operations: [any PreparedOperation]) -> ExecutionSchedule {
+        var elements: [Int: Int] = [:]
+        for t in file.inputs + operations.flatMap(\.outputs) { elements[t] = infos[t].elementCount }
+        let nodes = operations.map { op in
+            ExecutionSchedule.Node(inputs: op.inputs, outputs: op.outputs,
+                                   work: max(op.multiplyAdds, op.outputs.reduce(0) { $0 + infos[$1].elementCount }))
+        }
+        return ExecutionSchedule(nodes, elements: elements)
     }
 
     /// The packed plan, and the centred one for interpreters on several threads (the packed one
