@@ -59,7 +59,8 @@ struct ExecutionSchedule: Sendable, Equatable {
     /// (`scripts/dev/cross-core-reads`) against some 0.02 ns a multiply-add, and the two threads
     /// share the wait. pose_detection's detection heads, which read 56x56, 28x28 and 14x14
     /// feature maps, ran no faster side by side than split (docs/benchmarks.md); the gesture
-    /// embedder, whose branches read 63 landmarks each, ran 1.4-1.6x faster.
+    /// embedder, whose branches read 63 landmarks each, runs 1.6-1.7x faster at two threads than
+    /// at one (1.0-1.1x split).
     static let remoteRead = 4
 
     /// The steps in execution order; every operation is in exactly one.
