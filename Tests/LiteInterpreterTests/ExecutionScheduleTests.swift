@@ -37,6 +37,20 @@ final class ExecutionScheduleTests: XCTestCase {
         XCTAssertEqual(schedule([[0], [0]], [[1], [2]], [small, small], elements: 50_000).steps, [.operation(0), .operation(1)])
     }
 
+    /// Long runs of small operations are searched in stretches, and very long programs not at
+    /// all, so that a hostile model file cannot make loading take long.
+    func testLongRunsAreSearchedInStretches() {
+        let small = 100_000
+        // Pairs of independent operations reading the graph input: each stretch becomes a step.
+        let count = 3 * ExecutionSchedule.maximumStretch
+        let stretched = schedule(Array(repeating: [0], count: count), (1...count).map { [$0] }, Array(repeating: small, count: count))
+        XCTAssertEqual(stretched.steps.count, 3)
+        XCTAssertEqual(stretched.steps.map { $0.operations.count }, Array(repeating: ExecutionSchedule.maximumStretch, count: 3))
+        let many = ExecutionSchedule.maximumOperations + 1
+        let alone = schedule(Array(repeating: [0], count: many), (1...many).map { [$0] }, Array(repeating: small, count: many))
+        XCTAssertEqual(alone.steps, (0..<many).map { .operation($0) })
+    }
+
     /// In every model: each operation runs once, in a step after those of everything it reads,
     /// and the branches of a step read nothing another branch of it writes.
     func testSchedulesRespectEveryDependency() throws {

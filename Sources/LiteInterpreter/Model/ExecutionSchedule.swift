@@ -63,6 +63,13 @@ struct ExecutionSchedule: Sendable, Equatable {
     /// at one (1.0-1.1x split).
     static let remoteRead = 4
 
+    /// The longest stretch of operations searched for branches at once (a longer run of small
+    /// operations is searched in pieces of this length), and the most operations a program may
+    /// have for the search to run at all (beyond it, every operation runs alone): the search
+    /// takes time in the square of a stretch's length, and model files are untrusted.
+    static let maximumStretch = 128
+    static let maximumOperations = 4096
+
     /// The steps in execution order; every operation is in exactly one.
     let steps: [Step]
     /// The step each operation runs in (indexed like the operations): non-decreasing.
@@ -75,8 +82,8 @@ struct ExecutionSchedule: Sendable, Equatable {
         var start = 0
         while start < nodes.count {
             var end = start
-            while end < nodes.count, nodes[end].work < Self.smallWork { end += 1 }
-            if end > start {
+            while end < nodes.count, end - start < Self.maximumStretch, nodes[end].work < Self.smallWork { end += 1 }
+            if end > start, nodes.count <= Self.maximumOperations {
                 steps += Self.branches(of: start..<end, nodes, elements: elements)
                 start = end
             } else {
