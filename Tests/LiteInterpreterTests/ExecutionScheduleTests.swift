@@ -46,6 +46,16 @@ final class ExecutionScheduleTests: XCTestCase {
         let stretched = schedule(Array(repeating: [0], count: count), (1...count).map { [$0] }, Array(repeating: small, count: count))
         XCTAssertEqual(stretched.steps.count, 3)
         XCTAssertEqual(stretched.steps.map { $0.operations.count }, Array(repeating: ExecutionSchedule.maximumStretch, count: 3))
+        // The most operations searched: each reads one of the three outputs before it, with work
+        // between the split threshold and `smallWork`. The time is printed, not checked.
+        let most = ExecutionSchedule.maximumOperations
+        var random = TestRandom(state: 7)
+        let reads = (0..<most).map { index in [max(0, index - Int((random.next() + 1) * 1.5))] }
+        let works = (0..<most).map { _ in 60_000 + Int((random.next() + 1) * 220_000) }
+        let clock = ContinuousClock(), started = clock.now
+        let searched = schedule(reads, (1...most).map { [$0] }, works)
+        print("\(most) small operations scheduled in \(clock.now - started) (\(searched.steps.count) steps)")
+        XCTAssertEqual(searched.steps.flatMap(\.operations).sorted(), Array(0..<most))
         let many = ExecutionSchedule.maximumOperations + 1
         let alone = schedule(Array(repeating: [0], count: many), (1...many).map { [$0] }, Array(repeating: small, count: many))
         XCTAssertEqual(alone.steps, (0..<many).map { .operation($0) })
