@@ -109,21 +109,16 @@ final class ExecutionScheduleTests: XCTestCase {
             let model = try Model(contentsOf: try SharedTestData.installedModel("\(name).tflite"))
             var random = TestRandom(state: 3)
             let inputs = model.inputs.map { random.floats($0.shape.reduce(1, *)) }
-            func outputs(_ interpreter: Interpreter) throws -> [[Float]] {
-                for (index, input) in inputs.enumerated() { try interpreter.copy(input, toInputAt: index) }
-                try interpreter.invoke()
-                return try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
-            }
-            let single = try outputs(try Interpreter(model: model, options: .init(threadCount: 1)))
+            let single = try outputs(of: try Interpreter(model: model, options: .init(threadCount: 1)), inputs)
             for threads in [2, 3, 4] {
                 let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
-                XCTAssertEqual(try outputs(interpreter), single, "\(name), \(threads) threads")
-                XCTAssertEqual(try outputs(interpreter), single, "\(name), \(threads) threads, again")
+                XCTAssertEqual(try outputs(of: interpreter, inputs), single, "\(name), \(threads) threads")
+                XCTAssertEqual(try outputs(of: interpreter, inputs), single, "\(name), \(threads) threads, again")
             }
             let pool = try WorkerPool(threadCount: 2)
             let shared = try Interpreter(model: model, sharing: pool)
             pool.activeThreadCount = 1
-            XCTAssertEqual(try outputs(shared), single, "\(name), one of two threads active")
+            XCTAssertEqual(try outputs(of: shared, inputs), single, "\(name), one of two threads active")
         }
     }
 }

@@ -164,24 +164,34 @@ public final class Interpreter {
     public func invokeProfiled(repeatsBeforeTiming: Int = 0) throws -> [OperatorTiming] {
         let handle = pool.handle
         let clock = ContinuousClock()
-        let program = model.program
-        return zip(steps, program.schedule.steps).map { bound, step in
+        return zip(steps, stepLabels).map { bound, label in
             for _ in 0..<max(0, repeatsBeforeTiming) { bound.run(pool: handle) }
             let elapsed = clock.measure { bound.run(pool: handle) }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return OperatorTiming(operatorIndex: label.operatorIndex, kind: label.kind, detail: label.detail,
+                                  multiplyAdds: label.multiplyAdds, seconds: seconds)
+        }
+    }
+
+    /// What `invokeProfiled` reports for each step besides its time (zero here), made on its first
+    /// call: an operator's index, summary, shapes and multiply-adds; for a step of branches, its
+    /// first operator's index and the operators' count and multiply-adds together.
+    private lazy var stepLabels: [OperatorTiming] = {
+        let program = model.program
+        return program.schedule.steps.map { step in
             switch step {
             case let .operation(index):
                 let prepared = program.operations[index]
                 return OperatorTiming(operatorIndex: prepared.operatorIndex, kind: prepared.summary, detail: prepared.detail,
-                                      multiplyAdds: prepared.multiplyAdds, seconds: seconds)
+                                      multiplyAdds: prepared.multiplyAdds, seconds: 0)
             case let .branches(branches):
                 let prepared = step.operations.sorted().map { program.operations[$0] }
                 return OperatorTiming(operatorIndex: prepared.first?.operatorIndex ?? -1, kind: "side by side (\(branches.count) branches)",
                                       detail: "\(prepared.count) operators", multiplyAdds: prepared.reduce(0) { $0 + $1.multiplyAdds },
-                                      seconds: seconds)
+                                      seconds: 0)
             }
         }
-    }
+    }()
 
     /// Profiling the threads: starts (or stops) adding up, per thread, the time spent in its
     /// pieces of operators, and the caller's time in operators split over threads (two clock

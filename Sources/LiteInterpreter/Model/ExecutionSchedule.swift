@@ -12,7 +12,7 @@
 ///
 /// Results do not depend on the schedule: every operator computes the same values on any thread.
 /// The memory plans count a step of branches as one step, so no two tensors it uses share bytes.
-struct ExecutionSchedule: Sendable, Equatable {
+struct ExecutionSchedule: Sendable {
     /// One step of the schedule.
     enum Step: Sendable, Equatable {
         /// One operation (an index into the program's operations), split over the threads.
@@ -39,8 +39,10 @@ struct ExecutionSchedule: Sendable, Equatable {
         var work: Int
     }
 
-    /// Operators below this much work may run side by side: at 1 to 4 µs on one core, splitting
-    /// them over the threads saves little.
+    /// Operators below this much work may run side by side: 4 µs on one core at the fastest rate
+    /// of pose_detection's layers on the Intel Xeon of docs/benchmarks.md (142 GMAC/s), 75 µs at
+    /// the slowest (7 GMAC/s; `vision-tasks-bench --profile-operators --threads 1 --runs 100
+    /// --no-litert --models pose_detection.tflite`, column GMAC/s). Larger ones stay split.
     static let smallWork = 1 << 19
 
     /// What handing a step to the threads costs, in units of work (a multiply-add): a kernel
@@ -52,15 +54,15 @@ struct ExecutionSchedule: Sendable, Equatable {
     /// outside the step.
     static let handOff = 1 << 15
 
-    /// The price of reading an element another core wrote, per element a branch reads from
-    /// before its step, in units of work. A branch reads those inputs whole on one thread, where
-    /// operators split the same way read mostly their own thread's part: about half of it moves
-    /// between the cores, at 3-8 ns a 64-byte line on the Intel Xeon of docs/benchmarks.md
-    /// (`scripts/dev/cross-core-reads`) against some 0.02 ns a multiply-add, and the two threads
-    /// share the wait. pose_detection's detection heads, which read 56x56, 28x28 and 14x14
-    /// feature maps, ran no faster side by side than split (docs/benchmarks.md); the gesture
-    /// embedder, whose branches read 63 landmarks each, runs 1.6-1.7x faster at two threads than
-    /// at one (1.0-1.1x split).
+    /// The price of reading an element another core wrote, per element a branch reads from before
+    /// its step, in units of work. A branch reads those inputs whole on one thread, where operators
+    /// split the same way read mostly their own thread's part: about half of it moves between the
+    /// cores, at 3-8 ns a 64-byte line on the Intel Xeon of docs/benchmarks.md
+    /// (`scripts/dev/cross-core-reads`) against some 0.02 ns a multiply-add (50 GMAC/s, within the
+    /// range of `smallWork`'s profile), and the two threads share the wait. pose_detection's
+    /// detection heads, which read 56x56, 28x28 and 14x14 feature maps, ran no faster side by side
+    /// than split (docs/benchmarks.md); the gesture embedder, whose branches read 63 landmarks
+    /// each, runs 1.6-1.7x faster at two threads than at one (1.0-1.1x split).
     static let remoteRead = 4
 
     /// The longest stretch of operations searched for branches at once (a longer run of small
@@ -78,12 +80,17 @@ struct ExecutionSchedule: Sendable, Equatable {
     /// The schedule for `nodes` (the operations in program order); `elements`: the element
     /// count of each tensor written at run time (graph inputs and operations' outputs).
     init(_ nodes: [Node], elements: [Int: Int]) {
+        guard nodes.count <= Self.maximumOperations else {
+            steps = nodes.indices.map { .operation($0) }
+            stepOfOperation = Array(nodes.indices)
+            return
+        }
         var steps: [Step] = []
         var start = 0
         while start < nodes.count {
             var end = start
             while end < nodes.count, end - start < Self.maximumStretch, nodes[end].work < Self.smallWork { end += 1 }
-            if end > start, nodes.count <= Self.maximumOperations {
+            if end > start {
                 steps += Self.branches(of: start..<end, nodes, elements: elements)
                 start = end
             } else {

@@ -5,7 +5,11 @@ import XCTest
 /// `ChannelPruning`).
 func runModel(_ bytes: [UInt8], _ inputs: [[Float]], threads: Int = 1, pruneChannels: Bool = true) throws -> [[Float]] {
     let model = try Model(bytes: bytes, pruneChannels: pruneChannels)
-    let interpreter = try Interpreter(model: model, options: .init(threadCount: threads))
+    return try outputs(of: try Interpreter(model: model, options: .init(threadCount: threads)), inputs)
+}
+
+/// Copies `inputs` into the interpreter, invokes it and returns every output.
+func outputs(of interpreter: Interpreter, _ inputs: [[Float]]) throws -> [[Float]] {
     for (i, values) in inputs.enumerated() { try interpreter.copy(values, toInputAt: i) }
     try interpreter.invoke()
     return try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).floats }
