@@ -260,6 +260,18 @@ vt_compile_against_kernels() {
     cc -O2 -I"$VT_ROOT/Sources/CKernels/include" -o "$2" "$1" "${kernels[@]}" -lpthread -lm
 }
 
+# Compiles a C tool against the release kernels (vt_compile_against_kernels) into a temporary
+# directory and runs it with the remaining arguments: vt_run_against_kernels SOURCE [ARGUMENT...].
+vt_run_against_kernels() {
+    local source="$1" out status
+    shift
+    out="$(mktemp -d)"
+    status=0
+    vt_compile_against_kernels "$source" "$out/tool" && "$out/tool" "$@" || status=$?
+    rm -rf "$out"
+    return "$status"
+}
+
 # The built tool (asks SwiftPM once, then remembers).
 VT_TOOL=""
 vt_tool() {
