@@ -3,17 +3,11 @@
 // scripts/dev/dwconv-rates against the kernels of the release build.
 #include "CKernels.h"
 #include "ck_nn.h"
+#include "monotonic_clock.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 /// A layer: input height, width and channels, kernel size, stride, and how many the models have.
 typedef struct layer {
@@ -64,9 +58,9 @@ int main(void) {
             const int lines = turn & 1;
             p.line_spans = lines;
             for (int run = 0; run < 60; run++) {
-                const double start = now_ns();
+                const uint64_t start = nanoseconds_now();
                 ck_dwconv(&p, NULL);
-                const double elapsed = now_ns() - start;
+                const double elapsed = (double)(nanoseconds_now() - start);
                 if (elapsed < best[lines]) best[lines] = elapsed;
             }
         }

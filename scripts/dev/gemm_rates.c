@@ -1,19 +1,15 @@
 // One core's GEMM rate on hot weights, per shape, for the figures in docs/interpreter.md and
 // docs/benchmarks.md. Built and run by scripts/dev/gemm-rates against the kernels of
 // the release build; `avx2` or `portable` as the first argument forces that kernel level.
-#include "CKernels.h"
+#include "kernel_rates.h"
 #include "ck_nn.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
+/// One single-threaded ck_gemm call (for best_call_ns).
+static void run_gemm(const void *params) { ck_gemm((const ck_gemm_params *)params, NULL); }
 
 typedef struct shape {
     size_t m, n, k;
@@ -22,8 +18,7 @@ typedef struct shape {
 } shape;
 
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "avx2") == 0) ck_set_isa(CK_ISA_AVX2_FMA);
-    if (argc > 1 && strcmp(argv[1], "portable") == 0) ck_set_isa(CK_ISA_PORTABLE);
+    select_kernel_level(argc, argv);
     const shape shapes[] = {
         {784, 16, 96, 0},   {784, 24, 96, 0},   {784, 32, 96, 0},   {12544, 24, 27, 0}, {784, 32, 96, 1},
         {196, 384, 64, 0},  {196, 384, 64, 1},  {49, 672, 112, 0},  {49, 672, 112, 1},  {49, 112, 672, 0},
@@ -34,7 +29,7 @@ int main(int argc, char **argv) {
         // its projection 112x112x24 -> 16 and its expansions of 24 channels (28x28).
         {12544, 64, 16, 0}, {3136, 96, 16, 0}, {12544, 16, 24, 0}, {784, 144, 24, 0},
     };
-    printf("kernel level %d (0 portable, 1 AVX2, 2 NEON, 3 AVX-512); best of 3000 calls, one thread\n\n", (int)ck_active_isa());
+    printf("; best of 3000 calls, one thread\n\n");
     printf("| m x n x k | weights | best (us) | G multiply-adds/s |\n|---|---|---|---|\n");
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const size_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
@@ -62,13 +57,7 @@ int main(int argc, char **argv) {
             if (residual == NULL) return 1;
             p.residual = residual, p.residual_stride = n;
         }
-        double best = INFINITY;
-        for (int run = 0; run < 3000; run++) {
-            const double start = now_ns();
-            ck_gemm(&p, NULL);
-            const double elapsed = now_ns() - start;
-            if (elapsed < best) best = elapsed;
-        }
+        const double best = best_call_ns(3000, run_gemm, &p);
         printf("| %zu x %zu x %zu%s | %s | %.1f | %.1f |\n", m, n, k, shapes[s].residual ? " + residual" : "",
                shapes[s].f16 ? "f16" : "f32", best / 1e3,
                (double)(m * n * k) / best);

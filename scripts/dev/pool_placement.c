@@ -6,11 +6,11 @@
 // Built and run by scripts/dev/pool-placement. Linux only (sched_getcpu).
 #define _GNU_SOURCE
 #include "ck_nn.h"
+#include "monotonic_clock.h"
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 int ck_thread_slot(void);
@@ -18,12 +18,6 @@ int ck_thread_slot(void);
 enum { FRAMES = 8, JOBS = 40, PROBE_EVERY = 4 };
 
 static int probe_cpu[2];
-
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /// A few microseconds of arithmetic per unit, so that a worker that is running joins in.
 static void probe(void *context, size_t begin, size_t end) {
@@ -70,9 +64,9 @@ int main(int argc, char **argv) {
     for (int frame = 0; frame < FRAMES; frame++) {
         usleep((useconds_t)pause_ms * 1000);
         for (int job = 0; job < JOBS; job++) {
-            double start = seconds_now();
+            const uint64_t start = nanoseconds_now();
             ck_dwconv(&p, pool);
-            double elapsed = seconds_now() - start;
+            const double elapsed = (double)(nanoseconds_now() - start) * 1e-9;
             if (job == 0) first[frame] = elapsed; else rest[rest_count++] = elapsed;
             if (job % PROBE_EVERY == 0) {
                 probe_cpu[0] = probe_cpu[1] = -1;

@@ -2,19 +2,12 @@
 // sparse layer shapes, with weights of density 0.25 at random positions (a fixed seed, so
 // every run packs the same lists). Built and run by scripts/dev/spconv-rates against the
 // kernels of the release build; `avx2` or `portable` as the first argument forces that level.
-#include "CKernels.h"
+#include "kernel_rates.h"
 #include "ck_nn.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 /// Zeroed memory on a 64-byte boundary, as the interpreter's arena and buffers are.
 static void *aligned_zeros(size_t bytes) {
@@ -24,14 +17,16 @@ static void *aligned_zeros(size_t bytes) {
     return p;
 }
 
+/// One single-threaded ck_spconv call (for best_call_ns).
+static void run_spconv(const void *params) { ck_spconv((const ck_spconv_params *)params, NULL); }
+
 typedef struct shape {
     size_t m, n, k;
     int residual; ///< a residual ADD in the epilogue, as the projections have
 } shape;
 
 int main(int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "avx2") == 0) ck_set_isa(CK_ISA_AVX2_FMA);
-    if (argc > 1 && strcmp(argv[1], "portable") == 0) ck_set_isa(CK_ISA_PORTABLE);
+    select_kernel_level(argc, argv);
     // Pixels x output channels x input channels: 56x56, 28x28, 14x14 and 7x7 layers.
     const shape shapes[] = {
         {3136, 24, 64, 0}, {3136, 24, 144, 1}, {784, 40, 144, 0}, {784, 240, 40, 0}, {784, 40, 240, 1},
@@ -39,7 +34,7 @@ int main(int argc, char **argv) {
         {196, 672, 112, 0}, {196, 112, 672, 1}, {196, 192, 192, 1}, {49, 192, 672, 0}, {49, 1152, 192, 0},
         {49, 192, 1152, 1},
     };
-    printf("kernel level %d (0 portable, 1 AVX2, 2 NEON, 3 AVX-512); best of 2000 calls, one thread\n\n", (int)ck_active_isa());
+    printf("; best of 2000 calls, one thread\n\n");
     printf("| m x n x k | nonzero weights | best (us) | G multiply-adds/s (nonzero terms) |\n|---|---|---|---|\n");
     unsigned seed = 12345;
     double total = 0;
@@ -68,13 +63,7 @@ int main(int argc, char **argv) {
         p.out_min = -INFINITY, p.out_max = INFINITY, p.sum_min = -INFINITY, p.sum_max = INFINITY;
         if (shapes[s].residual) p.residual = residual, p.residual_stride = n, p.sum_min = 0.0f, p.sum_max = 6.0f;
         p.scratch = scratch, p.scratch_slots = 1;
-        double best = INFINITY;
-        for (int call = 0; call < 2000; call++) {
-            const double started = now_ns();
-            ck_spconv(&p, NULL);
-            const double elapsed = now_ns() - started;
-            if (elapsed < best) best = elapsed;
-        }
+        const double best = best_call_ns(2000, run_spconv, &p);
         total += best;
         printf("| %zu x %zu x %zu%s | %zu | %.2f | %.1f |\n", m, n, k, shapes[s].residual ? " (+ADD)" : "", nonzero, best / 1e3,
                (double)(m * nonzero) / best);

@@ -16,7 +16,8 @@
 /// the results of all channels after the block read them back from the L2 cache (288 KB for
 /// pose_detection's 7x7x192 -> 1152 layers), and its 7x7 layers took 15 % longer with AVX-512
 /// on a 2-vCPU Intel Xeon (family 6, model 207; scripts/dev/spconv-rates). With AVX2 all its
-/// shapes together take 1 % longer in parts there, and whole models run as fast either way.
+/// shapes together take 1 % longer in parts there, and whole pose_detection runs as fast either
+/// way (docs/benchmarks.md).
 SP_FN static void SP_NAME(sp_last_block)(const sp_job *job, size_t i0, size_t V, size_t blk, size_t jb, size_t je,
                                          const float *xt, float *yt) {
     for (size_t j0 = jb; j0 < je; j0 += SP_OUTPUT_BLOCK) {
