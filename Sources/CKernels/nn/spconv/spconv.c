@@ -34,6 +34,7 @@
 // spconv_portable.c, spconv_simd8.c and spconv_avx512.c, the tile drivers the last two share in
 // spconv_tile.h.
 #include "spconv_internal.h"
+#include <stdatomic.h>
 
 static size_t align32(size_t v) { return (v + 31) / 32 * 32; }
 
@@ -141,8 +142,9 @@ size_t ck_spconv_packed_bytes(size_t n, size_t k, const float *weights) {
 size_t ck_spconv_scratch_floats(size_t n, size_t k) {
     size_t blocks, size;
     channel_blocks(k, &blocks, &size);
-    // Transposed input for every channel block (a tile of one thread uses the first block's
-    // rows only; small layers on threads share slot 0's whole area), then transposed results.
+    // Transposed input for every channel block (a tile uses the first block's rows only; a
+    // layer in the shared-input mode transposes all of its input into each thread's area), then
+    // transposed results.
     return (blocks * size + round8(n)) * TILE;
 }
 
@@ -150,42 +152,44 @@ void ck_spconv_pack(size_t n, size_t k, const float *weights, const float *bias,
     pack_groups(n, k, weights, bias, packed);
 }
 
-/// Shared-input mode, phase 1: channel blocks [begin, end) of the input, transposed into slot
-/// 0's area (block b at rows b * block_size).
-static void shared_transpose_range(void *context, size_t begin, size_t end) {
-    const sp_job *job = (const sp_job *)context;
-    const ck_spconv_params *p = job->p;
-    for (size_t blk = begin; blk < end; blk++) {
-        const size_t k0 = blk * job->l.block_size, k1 = CK_MIN(p->k, k0 + job->l.block_size);
-        float *xt = p->scratch + blk * job->l.block_size * TILE;
-#if defined(CK_HAVE_X86)
-        if (job->avx512) {
-            sp_shared_transpose_avx512(job, k0, k1, xt);
-            continue;
-        }
-#endif
-#if defined(CK_SIMD8)
-        sp_shared_transpose_simd8(job, k0, k1, xt);
-#endif
-    }
-}
+/// Numbers the shared-input jobs, so that a thread knows whether it has transposed this job's
+/// input into its own area yet.
+static _Atomic uint64_t shared_serial;
+static _Thread_local uint64_t shared_transposed;
 
-/// Shared-input mode, phase 2: output channel groups [begin, end).
+/// Shared-input mode: output channel groups [begin, end); a thread transposes the whole input
+/// into its own area before its first group of a job.
 static void shared_range(void *context, size_t begin, size_t end) {
     const sp_job *job = (const sp_job *)context;
     const ck_spconv_params *p = job->p;
     const size_t slot = (size_t)ck_thread_slot();
-    float *yt = p->scratch + slot * ck_spconv_scratch_floats(p->n, p->k) + job->l.blocks * job->l.block_size * TILE;
+    float *xt = p->scratch + slot * ck_spconv_scratch_floats(p->n, p->k);
+    float *yt = xt + job->l.blocks * job->l.block_size * TILE;
+    if (shared_transposed != job->serial) {
+        shared_transposed = job->serial;
+        for (size_t blk = 0; blk < job->l.blocks; blk++) {
+            const size_t k0 = blk * job->l.block_size, k1 = CK_MIN(p->k, k0 + job->l.block_size);
+#if defined(CK_HAVE_X86)
+            if (job->avx512) {
+                sp_shared_transpose_avx512(job, k0, k1, xt + k0 * TILE);
+                continue;
+            }
+#endif
+#if defined(CK_SIMD8)
+            sp_shared_transpose_simd8(job, k0, k1, xt + k0 * TILE);
+#endif
+        }
+    }
     for (size_t group = begin; group < end; group++) {
         const size_t jb = group * job->group_size, je = CK_MIN(p->n, jb + job->group_size);
 #if defined(CK_HAVE_X86)
         if (job->avx512) {
-            sp_shared_avx512(job, jb, je, p->scratch, yt);
+            sp_shared_avx512(job, jb, je, xt, yt);
             continue;
         }
 #endif
 #if defined(CK_SIMD8)
-        sp_shared_simd8(job, jb, je, p->scratch, yt);
+        sp_shared_simd8(job, jb, je, xt, yt);
 #endif
     }
 }
@@ -239,11 +243,17 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
     size_t tiles = (job.vectors + 7) / 8;
     if (threads > 1 && tiles == 1 && p->k < p->n && (p->n + 15) / 16 >= threads && job.simd && p->scratch_slots >= threads) {
         // One tile of pixels (a 7x7 layer) that expands its channels, on threads, with a 16 of
-        // output channels for each: the input is transposed once, block by block on every
-        // thread, into slot 0's area; then each thread takes groups of output channels (whole
-        // 16s, two groups per thread) over the shared transposed input. Tiles of fewer pixels
-        // per thread repeat every output channel's fixed costs (its weights' loads, which bound
-        // the kernel) with less work each, and 7 vectors of pixels split 3 and 4: the expansion
+        // output channels for each: each thread transposes the whole input into its own area
+        // (before its first group), then takes groups of output channels (whole 16s, two groups
+        // per thread) over it. Transposing once into one area shared by the threads made each
+        // thread read half the transposed rows from the other core: pose_detection's 7x7x192 ->
+        // 1152 layers took 0.051-0.054 ms at best on 2 threads that way and 0.042-0.046 this way
+        // when each runs twice before it is timed, 0.055-0.060 and 0.051-0.055 in the flow
+        // (vision-tasks-bench --profile-operators [--in-place 2] --threads 1,2 --runs 300
+        // --no-litert, 2-vCPU Intel Xeon, model 207, two runs each); more groups (six per
+        // thread) were slower, 0.046-0.048 in place. Tiles of fewer pixels per thread repeat
+        // every output channel's fixed costs (its weights' loads, which bound the kernel) with
+        // less work each, and 7 vectors of pixels split 3 and 4: the expansion
         // 7x7x192 -> 1152 at density 0.25 ran 1.55x faster on 2 threads than on one that way,
         // 1.83x this way (pose_detection, vision-tasks-bench --profile-operators --threads 1,2,
         // one AMD Zen 3 VM). A layer that narrows its channels keeps the tiles: every thread
@@ -258,7 +268,7 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
         const size_t sixteens = (p->n + 15) / 16, groups = CK_MIN(sixteens, 2 * threads);
         job.group_size = (sixteens + groups - 1) / groups * 16;
         job.groups = (p->n + job.group_size - 1) / job.group_size;
-        ck_parallel_for(pool, l.blocks, shared_transpose_range, &job);
+        job.serial = atomic_fetch_add_explicit(&shared_serial, 1, memory_order_relaxed) + 1;
         ck_parallel_for(pool, job.groups, shared_range, &job);
         return;
     }

@@ -34,6 +34,7 @@ typedef struct sp_job {
     size_t tiles;
     /// Output channel groups of the shared-input mode (see ck_spconv) and their size.
     size_t groups, group_size;
+    uint64_t serial;
     int simd;
     int avx512;
 } sp_job;
@@ -44,10 +45,10 @@ void sp_rows_portable(const sp_job *job, size_t i0, size_t i1);
 // Each SIMD instruction set's kernels (spconv_simd8.c, spconv_avx512.c), from spconv_tile.h:
 // sp_tile_*: one tile, pixels [i0, i0 + 8 * V), output channels [0, je), through this thread's
 //   scratch;
-// sp_shared_transpose_*: the shared-input mode's phase 1, input channels [k0, k1) of the single
-//   tile transposed into xt;
-// sp_shared_*: its phase 2, output channels [jb, je) from the transposed input of every channel
-//   block at xt (slot 0's area), results through this thread's yt.
+// sp_shared_transpose_*: in the shared-input mode, input channels [k0, k1) of the single tile
+//   transposed into xt (this thread's area);
+// sp_shared_*: then output channels [jb, je) from the transposed input of every channel block
+//   at xt, results through this thread's yt.
 #if defined(CK_SIMD8)
 CK_SIMD8_FN void sp_tile_simd8(const sp_job *job, size_t i0, size_t V, size_t je, float *scratch);
 CK_SIMD8_FN void sp_shared_transpose_simd8(const sp_job *job, size_t k0, size_t k1, float *xt);

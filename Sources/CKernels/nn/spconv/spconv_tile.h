@@ -46,14 +46,13 @@ SP_FN void SP_NAME(sp_tile)(const sp_job *job, size_t i0, size_t V, size_t je, f
     SP_NAME(sp_last_block)(job, i0, V, last, jb, je, xt, yt);
 }
 
-/// Shared-input mode, phase 1: input channels [k0, k1) of the single tile, transposed into xt.
+/// Shared-input mode: input channels [k0, k1) of the single tile, transposed into xt.
 SP_FN void SP_NAME(sp_shared_transpose)(const sp_job *job, size_t k0, size_t k1, float *xt) {
     SP_NAME(sp_load_block)(job->p, 0, job->vectors, k0, k1, xt);
 }
 
-/// Shared-input mode, phase 2: output channels [jb, je) of the single tile, from the
-/// transposed input of every channel block at xt (slot 0's area), results through this
-/// thread's yt.
+/// Shared-input mode: output channels [jb, je) of the single tile, from the transposed input
+/// of every channel block at xt (this thread's copy), results through this thread's yt.
 SP_FN void SP_NAME(sp_shared)(const sp_job *job, size_t jb, size_t je, const float *xt, float *yt) {
     const size_t V = job->vectors, stride = job->l.block_size * TILE;
     const size_t last = job->l.blocks - 1;
