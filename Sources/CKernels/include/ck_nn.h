@@ -268,6 +268,34 @@ void ck_dwconv(const ck_dwconv_params *params, ck_threadpool *pool);
 /// =lines in the environment answers that for every layer, to compare both in one build.
 int ck_dwconv_line_spans(const ck_dwconv_params *params);
 
+// MARK: - Expansion and depthwise convolution together
+
+/// A pointwise convolution (the expansion of an inverted residual block) whose output only a
+/// depthwise convolution reads, run together band by band: each thread computes the expansion's
+/// rows that a band of the depthwise layer's output rows needs into a window of its own scratch
+/// and the band from there, so the expanded image (3.2 MB at 112x112x64) is never stored whole.
+/// The results are those of ck_gemm then ck_dwconv, bit for bit.
+typedef struct ck_expand_dwconv_params {
+    /// The expansion over all in_h x in_w pixels of the depthwise layer's input (m = in_h x
+    /// in_w, n = channels); `c` and `c_stride` are not used, nor is a residual allowed.
+    ck_gemm_params expand;
+    /// The depthwise layer (batch 1); `input` is not used.
+    ck_dwconv_params depthwise;
+    /// Output rows per band: 0 for as many as keep a window of expanded rows within 384 KiB
+    /// (in the L2 cache of every core we meet), at least one.
+    size_t band_rows;
+    /// scratch_slots x ck_expand_dwconv_scratch_floats(&depthwise, band_rows) floats, one part
+    /// per thread slot (ck_thread_slot).
+    float *scratch;
+    size_t scratch_slots;
+} ck_expand_dwconv_params;
+
+/// Floats of one thread's window of expanded rows for bands of `band_rows` output rows (0: as
+/// ck_expand_dwconv_params.band_rows says).
+size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, size_t band_rows);
+
+void ck_expand_dwconv(const ck_expand_dwconv_params *params, ck_threadpool *pool);
+
 // MARK: - Element-wise
 
 typedef enum ck_binary_op {

@@ -271,6 +271,7 @@ final class GraphBuilder {
         prepared = fuseResidualAdd(prepared)
         prepared = fusePReLU(prepared)
         prepared = fuseSiLU(prepared)
+        prepared = fuseExpansionIntoDepthwise(prepared)
         let schedule = scheduled(prepared)
         let (plan, threadedPlan) = try planMemory(prepared, schedule: schedule)
         return Program(operations: prepared, schedule: schedule, plan: plan, threadedPlan: threadedPlan, runtimeConstants: runtimeConstants,
@@ -411,6 +412,28 @@ final class GraphBuilder {
             result.append(op)
         }
         return result
+    }
+
+    /// Runs each large pointwise expansion together with the depthwise convolution that alone
+    /// reads it (`ExpansionDepthwiseOperation`), in the depthwise layer's place.
+    private func fuseExpansionIntoDepthwise(_ operations: [any PreparedOperation]) -> [any PreparedOperation] {
+        let readers = readers(operations)
+        var result: [(any PreparedOperation)?] = []
+        var producer: [Int: Int] = [:] // tensor -> index in result
+        for op in operations {
+            if let depthwise = op as? DepthwiseConv2DOperation, let p = producer[depthwise.input],
+               let expansion = result[p] as? Conv2DOperation,
+               let fused = ExpansionDepthwiseOperation(expansion: expansion, depthwise: depthwise,
+                                                       readersOfExpansion: readers[depthwise.input] ?? 0) {
+                result[p] = nil
+                for t in fused.outputs { producer[t] = result.count }
+                result.append(fused)
+                continue
+            }
+            for t in op.outputs { producer[t] = result.count }
+            result.append(op)
+        }
+        return result.compactMap { $0 }
     }
 
     /// Replaces each LOGISTIC whose output only the MUL of it by its input reads with one SiLU

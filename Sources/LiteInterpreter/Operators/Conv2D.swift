@@ -172,20 +172,28 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         return copy
     }
 
+    /// The GEMM of a pointwise convolution with dense weights over its pixels, and the buffers
+    /// it reads (to keep alive while bound); nil for other convolutions.
+    func gemmParameters(input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>,
+                        residual: UnsafePointer<Float>?) -> (ck_gemm_params, [AlignedBuffer])? {
+        guard case let .packed(packed, half) = weights, isPointwise else { return nil }
+        let params = ck_gemm_params(
+            m: batch * outputHeight * outputWidth, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels,
+            packed: packed.floatPointer, c: y, c_stride: outputChannels,
+            out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer,
+            residual: residual, residual_stride: outputChannels, sum_min: activation.sumLower, sum_max: activation.sumUpper,
+            weights_f16: half ? 1 : 0)
+        return (params, [packed, activation.preluSlopes].compactMap { $0 })
+    }
+
     func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input)
         let y = try memory.mutablePointer(output)
         let pixels = batch * outputHeight * outputWidth
         let post = PostActivation(activation, output: y, count: pixels * outputChannels)
         let residual = try activation.residual.map { try memory.pointer($0) }
-        if case let .packed(packed, half) = weights, isPointwise {
-            let params = ck_gemm_params(
-                m: pixels, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels,
-                packed: packed.floatPointer, c: y, c_stride: outputChannels,
-                out_min: activation.lower, out_max: activation.upper, prelu: activation.slopesPointer,
-                residual: residual, residual_stride: outputChannels, sum_min: activation.sumLower, sum_max: activation.sumUpper,
-                weights_f16: half ? 1 : 0)
-            return BoundGEMM(params: params, post: post, keepAlive: [packed, activation.preluSlopes].compactMap { $0 })
+        if let (params, keepAlive) = gemmParameters(input: x, output: y, residual: residual) {
+            return BoundGEMM(params: params, post: post, keepAlive: keepAlive)
         }
         if case let .sparse(packed, _) = weights {
             let slots = max(memory.threadCount, 1)

@@ -123,10 +123,11 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
         return copy
     }
 
-    func bind(_ memory: TensorMemory) throws -> BoundOperation {
+    /// The kernel's parameters reading `x` and writing `y`, and the buffers they point to (to
+    /// keep alive while bound).
+    func boundParameters(input x: UnsafePointer<Float>?, output y: UnsafeMutablePointer<Float>) -> (ck_dwconv_params, [AlignedBuffer]) {
         var params = parameters
-        params.input = try memory.pointer(input)
-        let y = try memory.mutablePointer(output)
+        params.input = x
         params.output = y
         params.packed = UnsafePointer(packed.floatPointer)
         params.zero = UnsafePointer(zeros.floatPointer)
@@ -134,9 +135,14 @@ struct DepthwiseConv2DOperation: PReLUFusable, PaddingFusable {
         params.out_max = activation.upper
         params.prelu = activation.slopesPointer
         params.line_spans = ck_dwconv_line_spans(&params)
+        return (params, [packed, zeros, activation.preluSlopes].compactMap { $0 })
+    }
+
+    func bind(_ memory: TensorMemory) throws -> BoundOperation {
+        let y = try memory.mutablePointer(output)
+        let (params, keepAlive) = boundParameters(input: try memory.pointer(input), output: y)
         let count = params.batch * params.out_h * params.out_w * params.channels
-        return BoundDepthwise(params: params, post: PostActivation(activation, output: y, count: count),
-                              keepAlive: [packed, zeros, activation.preluSlopes].compactMap { $0 })
+        return BoundDepthwise(params: params, post: PostActivation(activation, output: y, count: count), keepAlive: keepAlive)
     }
 }
 

@@ -204,4 +204,45 @@ final class ConvolutionFusionTests: XCTestCase {
             if padIsOutput { assertClose(results[2], padded, 0) }
         }
     }
+
+    func testLargeExpansionRunsInBandsWithItsDepthwiseConvolution() throws {
+        // A 64x128 image expanded from 16 to 64 channels (2 MiB, the smallest that is fused) and
+        // read by one depthwise layer: fused, the results are those of the two layers run one
+        // after the other (the expansion also a graph output) bit for bit, at 1 and 2 threads.
+        var r = TestRandom(state: 21)
+        let (h, w, c, oc) = (64, 128, 16, 64)
+        let input = r.floats(h * w * c), weights = r.floats(oc * c), bias = r.floats(oc)
+        let expansion = ConvCase(h: h, w: w, c: c, oc: oc, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 3)
+        let expanded = referenceConv(expansion, input, weights, bias, depthwise: false).out // RELU6
+        for (kernel, stride) in [(3, 2), (5, 1)] {
+            let dwWeights = r.floats(kernel * kernel * oc), dwBias = r.floats(oc)
+            let t = ConvCase(h: h, w: w, c: oc, oc: oc, kh: kernel, kw: kernel, stride: stride, dilation: 1, same: true, activation: 0)
+            let (expected, oh, ow) = referenceConv(t, expanded, dwWeights, dwBias, depthwise: true)
+            func model(expansionIsOutput: Bool) -> [UInt8] {
+                var m = TestModel()
+                let x = m.addTensor([1, h, w, c]), f = m.addConstant([oc, 1, 1, c], weights), b = m.addConstant([oc], bias)
+                let mid = m.addTensor([1, h, w, oc]), df = m.addConstant([1, kernel, kernel, oc], dwWeights)
+                let db = m.addConstant([oc], dwBias), y = m.addTensor([1, oh, ow, oc])
+                m.addOperator(code: Op.conv2D, inputs: [x, f, b], outputs: [mid], optionsType: Options.conv2D,
+                              options: [(0, .int8(0)), (1, .int32(1)), (2, .int32(1)), (3, .int8(3))])
+                m.addOperator(code: Op.depthwiseConv2D, inputs: [mid, df, db], outputs: [y], optionsType: Options.depthwiseConv2D,
+                              options: [(0, .int8(0)), (1, .int32(Int32(stride))), (2, .int32(Int32(stride))), (3, .int32(1))])
+                m.inputs = [x]
+                m.outputs = expansionIsOutput ? [y, mid] : [y]
+                return m.serialize()
+            }
+            let fused = model(expansionIsOutput: false), separate = model(expansionIsOutput: true)
+            XCTAssertEqual(try Model(bytes: fused).program.operations.map(\.summary),
+                           ["CONV_2D 1x1 + DEPTHWISE_CONV_2D \(kernel)x\(kernel)/\(stride) (in bands)"])
+            XCTAssertEqual(try Model(bytes: separate).program.operations.count, 2, "an expansion read elsewhere stays")
+            let reference = try runModel(separate, [input])[0]
+            assertClose(reference, expected, 1e-4, "\(kernel)x\(kernel)/\(stride) against the reference")
+            for threads in [1, 2] {
+                let results = try runModel(fused, [input], threads: threads)[0]
+                XCTAssertEqual(results.count, reference.count)
+                XCTAssertTrue(zip(results, reference).allSatisfy { $0.bitPattern == $1.bitPattern },
+                              "\(kernel)x\(kernel)/\(stride) at \(threads) threads: not the two layers' bits")
+            }
+        }
+    }
 }

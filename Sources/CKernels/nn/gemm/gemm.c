@@ -148,6 +148,8 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
         (job).prelu = (p)->prelu;                     \
     } while (0)
 
+size_t gemm_row_tile(void) { return ck_use_avx512() ? MR512 : MR; }
+
 void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {
     gemm_job job;
     GEMM_JOB_FROM_PARAMS(job, p);

@@ -62,6 +62,11 @@ static inline const float *gemm_row(const gemm_job *job, size_t row, size_t t) {
 // job->mr rows; the last one may be shorter.
 
 /// The portable microkernel (gemm_portable.c), panel by panel.
+/// Rows per tile at the current dispatch level: a GEMM's tiles start at multiples of it, and
+/// a tile of one row sums in another order (four partial sums), so a GEMM over part of the rows
+/// gives the same bits only where its rows start at such a multiple (expand_dwconv.c).
+size_t gemm_row_tile(void);
+
 void gemm_tiles_portable(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end);
 
 #if defined(CK_SIMD8)

@@ -1,0 +1,163 @@
+// An inverted residual block's expansion (a pointwise convolution) and the depthwise
+// convolution that reads it, run together in bands of the depthwise layer's output rows.
+//
+// A band of output rows needs a window of the expansion's rows (its rows times the stride, plus
+// the kernel's reach). Each thread keeps its last window in its own scratch: moving to the next
+// band it keeps the rows both windows share (moved to their new place) and computes only the
+// new ones with ck_gemm, then runs ck_dwconv over the band, reading the window as if it were an
+// image of that many rows (its padding at the top adjusted so that every output row reads the
+// same rows as in the whole image). The calling thread takes its bands from the front in
+// ascending order and the workers from the back in descending order, so each thread's windows
+// slide one way and nothing is computed twice within a thread's run of bands.
+//
+// Both kernels run unchanged on the calling thread (pool NULL). Every depthwise output sums the
+// same taps in the same order, and every expansion output is bias + the sum over its input
+// channels in order, except in a GEMM tile of one row (four partial sums): so each GEMM here
+// starts at a multiple of the row tile (gemm_row_tile) and ends at one or at the image's end,
+// as the tiles of a GEMM over the whole image do, and the results match ck_gemm then ck_dwconv
+// bit for bit. The window therefore holds whole tiles of pixels, up to a tile less one more on
+// either side than the band's rows.
+#include "ck_internal.h"
+#include "gemm/gemm_internal.h"
+#include <stdatomic.h>
+
+/// Bytes a window may take when the caller leaves the band to us: in the L2 cache of every core
+/// we meet (512 KiB and up), with room for the weights and the output band. hand_landmark_lite's
+/// 112x112x16 -> 64 expansion and 3x3/2 depthwise layer took 0.324, 0.308, 0.291, 0.302 ms at
+/// best on one thread with windows of at most 90, 192, 400 and 800 KiB, 0.383 in one band
+/// (vision-tasks-bench --profile-operators --threads 1,2 --runs 300 --no-litert, 2-vCPU Intel
+/// Xeon, model 207; a one-off build reading the limit from the environment).
+#define ED_WINDOW_BYTES (384 * 1024)
+
+typedef struct ed_geometry {
+    size_t band_rows, bands, window_rows, reach;
+    /// Rows per GEMM tile: each GEMM over part of the expansion starts at a multiple of it.
+    size_t tile;
+} ed_geometry;
+
+static ed_geometry ed_geometry_for(const ck_dwconv_params *d, size_t band_rows) {
+    ed_geometry g;
+    g.reach = (d->kernel_h - 1) * d->dilation_h + 1;
+    g.tile = gemm_row_tile();
+    const size_t stride = d->stride_h;
+    const size_t row_bytes = CK_MAX(d->in_w * d->channels * sizeof(float), (size_t)1);
+    const size_t fit = ED_WINDOW_BYTES / row_bytes;
+    // Window rows (B - 1) * stride + reach for B output rows, at least one row.
+    g.band_rows = band_rows != 0 ? band_rows : fit > g.reach ? (fit - g.reach) / stride + 1 : 1;
+    g.band_rows = CK_MIN(g.band_rows, CK_MAX(d->out_h, (size_t)1));
+    g.window_rows = CK_MIN((g.band_rows - 1) * stride + g.reach, d->in_h);
+    g.bands = (d->out_h + g.band_rows - 1) / g.band_rows;
+    return g;
+}
+
+size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, size_t band_rows) {
+    const ed_geometry g = ed_geometry_for(depthwise, band_rows);
+    // The window's pixels and up to a tile less one on either side (GEMMs start and end on
+    // whole tiles), in whole 64-byte lines, so that the slots share none.
+    const size_t pixels = g.window_rows * depthwise->in_w + 2 * g.tile;
+    return (pixels * depthwise->channels + 15) / 16 * 16;
+}
+
+typedef struct ed_job {
+    const ck_expand_dwconv_params *p;
+    ed_geometry g;
+    uint64_t serial;
+} ed_job;
+
+/// Numbers the calls, so that a thread knows whether its window holds pixels of this call.
+static _Atomic uint64_t ed_serials;
+
+/// The expanded pixels this thread's window holds: [first, end) of call `serial`.
+static _Thread_local struct {
+    uint64_t serial;
+    size_t first, end;
+} ed_window;
+
+/// Expanded pixels [q0, q1) into dst (q0 a multiple of the tile).
+static void ed_expand(const ck_expand_dwconv_params *p, size_t q0, size_t q1, float *dst) {
+    if (q1 <= q0) return;
+    ck_gemm_params e = p->expand;
+    e.m = q1 - q0;
+    e.a = p->expand.a + q0 * p->expand.a_stride;
+    e.c = dst;
+    e.c_stride = p->depthwise.channels;
+    e.residual = NULL;
+    ck_gemm(&e, NULL);
+}
+
+/// Output rows of band b: the window it needs, filled from what the window holds, then the band.
+static void ed_band(const ed_job *job, size_t b, float *window) {
+    const ck_expand_dwconv_params *p = job->p;
+    const ck_dwconv_params *d = &p->depthwise;
+    const size_t stride = d->stride_h, w = d->in_w, c = d->channels, tile = job->g.tile, m = d->in_h * w;
+    const size_t o0 = b * job->g.band_rows, o1 = CK_MIN(d->out_h, o0 + job->g.band_rows);
+    // Input rows [n0, n1) of the band's outputs, within the image.
+    const ptrdiff_t top = (ptrdiff_t)(o0 * stride) - (ptrdiff_t)d->pad_top;
+    const ptrdiff_t bottom = (ptrdiff_t)((o1 - 1) * stride) - (ptrdiff_t)d->pad_top + (ptrdiff_t)job->g.reach;
+    const size_t n0 = top < 0 ? 0 : (size_t)top;
+    const size_t n1 = bottom > (ptrdiff_t)d->in_h ? d->in_h : (size_t)CK_MAX(bottom, (ptrdiff_t)0);
+    if (n1 <= n0) return;
+    // Their pixels, widened to whole tiles (or the image's end).
+    const size_t s0 = n0 * w / tile * tile, s1 = CK_MIN(m, (n1 * w + tile - 1) / tile * tile);
+    size_t q0 = ed_window.first, q1 = ed_window.end;
+    if (ed_window.serial != job->serial) q0 = q1 = 0;
+    if (q0 <= s0 && s0 < q1) {
+        // Sliding down the image: keep [s0, min(q1, s1)), compute the rest after it.
+        const size_t keep = CK_MIN(q1, s1);
+        if (s0 > q0) memmove(window, window + (s0 - q0) * c, (keep - s0) * c * sizeof(float));
+        ed_expand(p, keep, s1, window + (keep - s0) * c);
+        q0 = s0;
+        q1 = CK_MAX(keep, s1);
+    } else if (q0 < s1 && s1 <= q1) {
+        // Sliding up: keep [q0, s1), compute [s0, q0) before it.
+        memmove(window + (q0 - s0) * c, window, (s1 - q0) * c * sizeof(float));
+        ed_expand(p, s0, q0, window);
+        q1 = s1;
+        q0 = s0;
+    } else {
+        ed_expand(p, s0, s1, window);
+        q0 = s0;
+        q1 = s1;
+    }
+    ed_window.serial = job->serial;
+    ed_window.first = q0;
+    ed_window.end = q1;
+    // The band as an image of the window's rows [n0, n1): output row o reads rows from
+    // o * stride - pad_top in the image, which is row (o - o0) * stride - pad' in the window.
+    ck_dwconv_params band = *d;
+    band.batch = 1;
+    band.input = window + (n0 * w - q0) * c;
+    band.in_h = n1 - n0;
+    band.pad_top = d->pad_top + n0 - o0 * stride;
+    band.out_h = o1 - o0;
+    band.output = d->output + o0 * d->out_w * c;
+    ck_dwconv(&band, NULL);
+}
+
+static void ed_range(void *context, size_t begin, size_t end) {
+    const ed_job *job = (const ed_job *)context;
+    const size_t slot = (size_t)ck_thread_slot();
+    if (slot >= job->p->scratch_slots) return; // not reached: the caller checks the slots
+    float *window = job->p->scratch + slot * ck_expand_dwconv_scratch_floats(&job->p->depthwise, job->p->band_rows);
+    if (slot == 0) {
+        for (size_t b = begin; b < end; b++) ed_band(job, b, window);
+    } else {
+        for (size_t b = end; b > begin; b--) ed_band(job, b - 1, window);
+    }
+}
+
+void ck_expand_dwconv(const ck_expand_dwconv_params *p, ck_threadpool *pool) {
+    const ck_dwconv_params *d = &p->depthwise;
+    if (d->out_h == 0 || d->out_w == 0 || d->channels == 0 || d->in_h == 0 || d->in_w == 0 || p->scratch == NULL ||
+        p->scratch_slots == 0 || d->stride_h == 0) {
+        return;
+    }
+    ed_job job;
+    job.p = p;
+    job.g = ed_geometry_for(d, p->band_rows);
+    job.serial = atomic_fetch_add_explicit(&ed_serials, 1, memory_order_relaxed) + 1;
+    const size_t work = d->out_h * d->out_w * d->channels * d->kernel_h * d->kernel_w + p->expand.m * p->expand.n * p->expand.k;
+    pool = ck_pool_for_work(pool, work);
+    if ((size_t)ck_threadpool_thread_count(pool) > p->scratch_slots) pool = NULL;
+    ck_parallel_for(pool, job.g.bands, ed_range, &job);
+}
