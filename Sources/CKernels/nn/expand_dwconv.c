@@ -37,7 +37,7 @@ typedef struct ed_geometry {
 
 static ed_geometry ed_geometry_for(const ck_dwconv_params *d, size_t band_rows) {
     ed_geometry g;
-    g.reach = (d->kernel_h - 1) * d->dilation_h + 1;
+    g.reach = d->kernel_h == 0 ? 1 : (d->kernel_h - 1) * d->dilation_h + 1;
     g.tile = gemm_row_tile();
     const size_t stride = d->stride_h;
     const size_t row_bytes = CK_MAX(d->in_w * d->channels * sizeof(float), (size_t)1);
@@ -148,8 +148,9 @@ static void ed_range(void *context, size_t begin, size_t end) {
 
 void ck_expand_dwconv(const ck_expand_dwconv_params *p, ck_threadpool *pool) {
     const ck_dwconv_params *d = &p->depthwise;
-    if (d->out_h == 0 || d->out_w == 0 || d->channels == 0 || d->in_h == 0 || d->in_w == 0 || p->scratch == NULL ||
-        p->scratch_slots == 0 || d->stride_h == 0) {
+    // Nothing to compute (ck_dwconv also leaves an output of a kernel with no taps as it is).
+    if (d->out_h == 0 || d->out_w == 0 || d->channels == 0 || d->in_h == 0 || d->in_w == 0 || d->kernel_h == 0 ||
+        d->kernel_w == 0 || p->scratch == NULL || p->scratch_slots == 0 || d->stride_h == 0) {
         return;
     }
     ed_job job;
