@@ -9,8 +9,9 @@ struct ExpansionDepthwiseOperation: PreparedOperation {
     let expansion: Conv2DOperation
     let depthwise: DepthwiseConv2DOperation
 
-    /// Expanded images of at least this many bytes are fused: smaller ones stay in the L2
-    /// cache between the two layers anyway.
+    /// Expanded images of at least this many bytes are fused. On a 2-vCPU Intel Xeon with 2 MiB
+    /// of L2 per core, 1.2-1.8 MB ones (56x56x96 and 56x56x144) ran no faster in bands at one
+    /// thread and slower at two (docs/benchmarks.md).
     static let minimumExpandedBytes = 1 << 21
 
     /// The fused pair, or nil when `expansion` and `depthwise` cannot run together: the
