@@ -11,23 +11,17 @@
 /// One single-threaded ck_gemm call (for best_call_ns).
 static void run_gemm(const void *params) { ck_gemm((const ck_gemm_params *)params, NULL); }
 
-typedef struct shape {
-    size_t m, n, k;
-    int f16;
-    int residual; ///< a residual ADD in the epilogue
-} shape;
-
 int main(int argc, char **argv) {
     select_kernel_level(argc, argv);
-    const shape shapes[] = {
-        {784, 16, 96, 0},   {784, 24, 96, 0},   {784, 32, 96, 0},   {12544, 24, 27, 0}, {784, 32, 96, 1},
-        {196, 384, 64, 0},  {196, 384, 64, 1},  {49, 672, 112, 0},  {49, 672, 112, 1},  {49, 112, 672, 0},
-        {49, 112, 672, 1},
+    const layer_shape shapes[] = {
+        {784, 16, 96, 0, 0},  {784, 24, 96, 0, 0},  {784, 32, 96, 0, 0},   {12544, 24, 27, 0, 0},
+        {784, 32, 96, 0, 1},  {196, 384, 64, 0, 0}, {196, 384, 64, 0, 1},  {49, 672, 112, 0, 0},
+        {49, 672, 112, 0, 1}, {49, 112, 672, 0, 0}, {49, 112, 672, 0, 1},
         // Narrow panels (at most 8 live outputs: 12x8 tiles at the AVX2 level) and a residual.
-        {1024, 8, 8, 0},    {65536, 8, 8, 0, 1}, {9216, 32, 32, 0, 1},
+        {1024, 8, 8, 0, 0}, {65536, 8, 8, 1, 0}, {9216, 32, 32, 1, 0},
         // Short sums over many rows: hand_landmark's expansions of 16 channels (112x112, 56x56),
         // its projection 112x112x24 -> 16 and its expansions of 24 channels (28x28).
-        {12544, 64, 16, 0}, {3136, 96, 16, 0}, {12544, 16, 24, 0}, {784, 144, 24, 0},
+        {12544, 64, 16, 0, 0}, {3136, 96, 16, 0, 0}, {12544, 16, 24, 0, 0}, {784, 144, 24, 0, 0},
     };
     printf("; best of 3000 calls, one thread\n\n");
     printf("| m x n x k | weights | best (us) | G multiply-adds/s |\n|---|---|---|---|\n");

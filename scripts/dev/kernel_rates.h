@@ -1,5 +1,5 @@
-// What the one-core kernel rate tools (gemm_rates.c, spconv_rates.c) share: the kernel level
-// their first argument names, and the best time of repeated calls.
+// What the one-core kernel rate tools (gemm_rates.c, spconv_rates.c) share: the shapes they
+// list, the kernel level their first argument names, and the best time of repeated calls.
 #ifndef VISIONTASKS_DEV_KERNEL_RATES_H
 #define VISIONTASKS_DEV_KERNEL_RATES_H
 
@@ -8,6 +8,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/// A 1x1 layer: pixels x output channels x input channels, a residual ADD in the epilogue, and
+/// (the GEMM only) half-precision weights.
+typedef struct layer_shape {
+    size_t m, n, k;
+    int residual;
+    int f16;
+} layer_shape;
 
 /// `avx2` or `portable` as the first argument forces that kernel level; prints the level.
 static void select_kernel_level(int argc, char **argv) {

@@ -20,15 +20,10 @@ static void *aligned_zeros(size_t bytes) {
 /// One single-threaded ck_spconv call (for best_call_ns).
 static void run_spconv(const void *params) { ck_spconv((const ck_spconv_params *)params, NULL); }
 
-typedef struct shape {
-    size_t m, n, k;
-    int residual; ///< a residual ADD in the epilogue, as the projections have
-} shape;
-
 int main(int argc, char **argv) {
     select_kernel_level(argc, argv);
-    // Pixels x output channels x input channels: 56x56, 28x28, 14x14 and 7x7 layers.
-    const shape shapes[] = {
+    // 56x56, 28x28, 14x14 and 7x7 layers; the projections with a residual ADD.
+    const layer_shape shapes[] = {
         {3136, 24, 64, 0}, {3136, 24, 144, 1}, {784, 40, 144, 0}, {784, 240, 40, 0}, {784, 40, 240, 1},
         {784, 96, 96, 1},  {196, 80, 240, 0},  {196, 480, 80, 0}, {196, 80, 480, 1}, {196, 112, 480, 0},
         {196, 672, 112, 0}, {196, 112, 672, 1}, {196, 192, 192, 1}, {49, 192, 672, 0}, {49, 1152, 192, 0},
