@@ -43,6 +43,11 @@ static inline ck_threadpool *ck_pool_for_work(ck_threadpool *pool, size_t work) 
 /// Kernels that need per-thread scratch memory index a caller-provided buffer with it.
 int ck_thread_slot(void);
 
+/// A number no other kernel call of the process gets (from 1): kernels that keep per-thread
+/// state across the pieces of one call (a widened weight panel, a transposed input, a window of
+/// expanded rows) tag it with their call's number, so a thread knows whether it is current.
+uint64_t ck_call_serial(void);
+
 /// Whether the AVX2/FMA kernels run at the current dispatch level (AVX2 or AVX-512).
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)

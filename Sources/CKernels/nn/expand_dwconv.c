@@ -19,7 +19,6 @@
 // either side than the band's rows.
 #include "ck_internal.h"
 #include "gemm/gemm_internal.h"
-#include <stdatomic.h>
 
 /// Bytes a window may take when the caller leaves the band to us: in the L2 cache of every core
 /// we meet (512 KiB and up), with room for the weights and the output band. hand_landmark_lite's
@@ -50,24 +49,27 @@ static ed_geometry ed_geometry_for(const ck_dwconv_params *d, size_t band_rows) 
     return g;
 }
 
+/// Floats of one slot: the window's pixels and up to a tile less one on either side (GEMMs start
+/// and end on whole tiles), in whole 64-byte lines, so that the slots share none.
+static size_t ed_slot_floats(const ck_dwconv_params *d, const ed_geometry *g) {
+    const size_t pixels = g->window_rows * d->in_w + 2 * g->tile;
+    return (pixels * d->channels + 15) / 16 * 16;
+}
+
 size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, size_t band_rows) {
     const ed_geometry g = ed_geometry_for(depthwise, band_rows);
-    // The window's pixels and up to a tile less one on either side (GEMMs start and end on
-    // whole tiles), in whole 64-byte lines, so that the slots share none.
-    const size_t pixels = g.window_rows * depthwise->in_w + 2 * g.tile;
-    return (pixels * depthwise->channels + 15) / 16 * 16;
+    return ed_slot_floats(depthwise, &g);
 }
 
 typedef struct ed_job {
     const ck_expand_dwconv_params *p;
     ed_geometry g;
+    size_t slot_floats; ///< each thread slot's part of the scratch
     uint64_t serial;
 } ed_job;
 
-/// Numbers the calls, so that a thread knows whether its window holds pixels of this call.
-static _Atomic uint64_t ed_serials;
-
-/// The expanded pixels this thread's window holds: [first, end) of call `serial`.
+/// The expanded pixels this thread's window holds: [first, end) of call `serial`
+/// (ck_call_serial).
 static _Thread_local struct {
     uint64_t serial;
     size_t first, end;
@@ -138,7 +140,7 @@ static void ed_range(void *context, size_t begin, size_t end) {
     const ed_job *job = (const ed_job *)context;
     const size_t slot = (size_t)ck_thread_slot();
     if (slot >= job->p->scratch_slots) return; // not reached: the caller checks the slots
-    float *window = job->p->scratch + slot * ck_expand_dwconv_scratch_floats(&job->p->depthwise, job->p->band_rows);
+    float *window = job->p->scratch + slot * job->slot_floats;
     if (slot == 0) {
         for (size_t b = begin; b < end; b++) ed_band(job, b, window);
     } else {
@@ -156,7 +158,8 @@ void ck_expand_dwconv(const ck_expand_dwconv_params *p, ck_threadpool *pool) {
     ed_job job;
     job.p = p;
     job.g = ed_geometry_for(d, p->band_rows);
-    job.serial = atomic_fetch_add_explicit(&ed_serials, 1, memory_order_relaxed) + 1;
+    job.slot_floats = ed_slot_floats(d, &job.g);
+    job.serial = ck_call_serial();
     const size_t work = d->out_h * d->out_w * d->channels * d->kernel_h * d->kernel_w + p->expand.m * p->expand.n * p->expand.k;
     pool = ck_pool_for_work(pool, work);
     if ((size_t)ck_threadpool_thread_count(pool) > p->scratch_slots) pool = NULL;

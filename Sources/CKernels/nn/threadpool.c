@@ -67,6 +67,11 @@ static uint64_t monotonic_ns(void) {
 
 int ck_thread_slot(void) { return tls_slot; }
 
+uint64_t ck_call_serial(void) {
+    static _Atomic uint64_t serials;
+    return atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
+}
+
 typedef struct worker_start {
     struct ck_threadpool *pool;
     int slot;

@@ -15,7 +15,6 @@
 // term; single-row tiles (matrix-vector products) keep four partial sums over k instead, so
 // their result is independent of the threads but not bit-identical to a multi-row tile's.
 #include "gemm_internal.h"
-#include <stdatomic.h>
 
 /// Row tiles [t_begin, t_end) x panels [p_begin, p_end) at the current dispatch level.
 static void tiles(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end, int tile_major) {
@@ -94,10 +93,9 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     job->simd = ck_use_simd8();
 #endif
     job->avx512 = ck_use_avx512();
-    // Only calls that may widen half-precision panels take a serial: the counter is shared by
-    // every interpreter of the process.
-    static _Atomic uint64_t serials;
-    if (job->f16 && job->avx512) job->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
+    // Only calls that may widen half-precision panels take a serial (one counter for every
+    // interpreter of the process).
+    if (job->f16 && job->avx512) job->serial = ck_call_serial();
     job->mr = job->avx512 ? MR512 : MR;
     job->m_tiles = (job->m + job->mr - 1) / job->mr;
     job->n_tiles = (job->n + NR - 1) / NR;

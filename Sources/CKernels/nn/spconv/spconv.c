@@ -34,7 +34,6 @@
 // spconv_portable.c, spconv_simd8.c and spconv_avx512.c, the tile drivers the last two share in
 // spconv_tile.h.
 #include "spconv_internal.h"
-#include <stdatomic.h>
 
 static size_t align32(size_t v) { return (v + 31) / 32 * 32; }
 
@@ -152,9 +151,7 @@ void ck_spconv_pack(size_t n, size_t k, const float *weights, const float *bias,
     pack_groups(n, k, weights, bias, packed);
 }
 
-/// Numbers the shared-input jobs, so that a thread knows whether it has transposed this job's
-/// input into its own area yet.
-static _Atomic uint64_t shared_serial;
+/// The shared-input call (ck_call_serial) whose input this thread has transposed into its area.
 static _Thread_local uint64_t shared_transposed;
 
 /// Shared-input mode: output channel groups [begin, end); a thread transposes the whole input
@@ -268,7 +265,7 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
         const size_t sixteens = (p->n + 15) / 16, groups = CK_MIN(sixteens, 2 * threads);
         job.group_size = (sixteens + groups - 1) / groups * 16;
         job.groups = (p->n + job.group_size - 1) / job.group_size;
-        job.serial = atomic_fetch_add_explicit(&shared_serial, 1, memory_order_relaxed) + 1;
+        job.serial = ck_call_serial();
         ck_parallel_for(pool, job.groups, shared_range, &job);
         return;
     }
