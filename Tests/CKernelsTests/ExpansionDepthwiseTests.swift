@@ -2,7 +2,8 @@ import CKernels
 import XCTest
 
 /// ck_expand_dwconv against ck_gemm then ck_dwconv: the same bits for every geometry, band
-/// height and thread count, and nothing written past the output.
+/// height (or groups of channels), weight precision and thread count, and nothing written past
+/// the output or the scratch.
 final class ExpansionDepthwiseTests: XCTestCase {
     struct Case {
         var h, w, k, c, kernel, stride, dilation, padTop, padLeft: Int
@@ -10,15 +11,33 @@ final class ExpansionDepthwiseTests: XCTestCase {
         var outW: Int { (w + 2 * padLeft - (kernel - 1) * dilation - 1) / stride + 1 }
     }
 
-    /// Runs the case both ways: the fused kernel with `bandRows` on `pool`, and the two
-    /// kernels one after the other on the calling thread. Returns (fused, separate).
-    func run(_ t: Case, bandRows: Int, pool: OpaquePointer?, threads: Int, seed: UInt64) -> ([Float], [Float]) {
+    /// Runs the case both ways: the fused kernel in bands of `bandRows` (or by channels) on
+    /// `pool`, and the two kernels one after the other on the calling thread. With `halfWeights`
+    /// the expansion's weights are half-precision values in half-precision panels; with `sparse`
+    /// three in four are zero and the expansion is ck_spconv's. Returns (fused, separate).
+    func run(_ t: Case, bandRows: Int, byChannels: Bool = false, halfWeights: Bool = false, sparse: Bool = false,
+             pool: OpaquePointer?, threads: Int, seed: UInt64) -> ([Float], [Float]) {
         var g = SeededGenerator(seed: seed)
-        let input = randomFloats(t.h * t.w * t.k, &g), expandWeights = randomFloats(t.c * t.k, &g), expandBias = randomFloats(t.c, &g)
+        let input = randomFloats(t.h * t.w * t.k, &g), expandBias = randomFloats(t.c, &g)
+        var expandWeights = randomFloats(t.c * t.k, &g)
+        if halfWeights { expandWeights = expandWeights.map { Float(Float16($0)) } }
+        if sparse { expandWeights = expandWeights.map { g.next() % 4 == 0 ? $0 : 0 } }
+        // The sparse layout's parts are 32-byte aligned.
+        let sparsePacked = UnsafeMutableRawPointer.allocate(byteCount: max(ck_spconv_packed_bytes(t.c, t.k, expandWeights), 1), alignment: 64)
+        defer { sparsePacked.deallocate() }
+        if sparse { ck_spconv_pack(t.c, t.k, expandWeights, expandBias, sparsePacked) }
+        // ck_spconv's scratch for each thread, for the separate run and the fused one.
+        let sparseScratch = UnsafeMutablePointer<Float>.allocate(capacity: threads * ck_spconv_scratch_floats(t.c, t.k))
+        defer { sparseScratch.deallocate() }
         let dwWeights = randomFloats(t.kernel * t.kernel * t.c, &g), dwBias = randomFloats(t.c, &g)
         let slopes = randomFloats(t.c, &g, in: 0...0.5)
         var expandPacked = [Float](repeating: .nan, count: ck_conv_packed_size(t.c, 1, t.k))
-        ck_conv_pack(t.c, 1, t.k, expandWeights, expandBias, &expandPacked)
+        if halfWeights {
+            expandPacked = [Float](repeating: .nan, count: (ck_conv_packed_bytes_f16(t.c, 1, t.k) + 3) / 4)
+            expandPacked.withUnsafeMutableBytes { ck_conv_pack_f16(t.c, 1, t.k, expandWeights, expandBias, $0.baseAddress) }
+        } else {
+            ck_conv_pack(t.c, 1, t.k, expandWeights, expandBias, &expandPacked)
+        }
         var dwPacked = [Float](repeating: .nan, count: ck_dwconv_packed_size(t.c, t.kernel * t.kernel))
         ck_dwconv_pack(t.c, t.kernel * t.kernel, dwWeights, dwBias, &dwPacked)
         let zeros = [Float](repeating: 0, count: t.c)
@@ -34,19 +53,29 @@ final class ExpansionDepthwiseTests: XCTestCase {
                             var gemm = ck_gemm_params(m: t.h * t.w, n: t.c, k: t.k, a: x.baseAddress, a_stride: t.k,
                                                       packed: ep.baseAddress, c: nil, c_stride: t.c, out_min: -1.5, out_max: 6,
                                                       prelu: nil, residual: nil, residual_stride: 0, sum_min: -.infinity,
-                                                      sum_max: .infinity, weights_f16: 0)
+                                                      sum_max: .infinity, weights_f16: halfWeights ? 1 : 0)
                             var dw = ck_dwconv_params(batch: 1, in_h: t.h, in_w: t.w, channels: t.c, out_h: t.outH, out_w: t.outW,
                                                       kernel_h: t.kernel, kernel_w: t.kernel, stride_h: t.stride, stride_w: t.stride,
                                                       dilation_h: t.dilation, dilation_w: t.dilation, pad_top: t.padTop,
                                                       pad_left: t.padLeft, input: nil, packed: dp.baseAddress, zero: zp.baseAddress,
                                                       output: nil, out_min: -4, out_max: 4, prelu: sp.baseAddress, line_spans: -1)
                             dw.line_spans = ck_dwconv_line_spans(&dw)
+                            func sparseParams(_ c: UnsafeMutablePointer<Float>?) -> ck_spconv_params {
+                                ck_spconv_params(m: t.h * t.w, n: t.c, k: t.k, a: x.baseAddress, a_stride: t.k, packed: sparsePacked, c: c,
+                                                 c_stride: t.c, out_min: -1.5, out_max: 6, prelu: nil, residual: nil, residual_stride: 0,
+                                                 sum_min: -.infinity, sum_max: .infinity, scratch: sparseScratch, scratch_slots: threads)
+                            }
                             // Separately, on the calling thread.
                             expanded.withUnsafeMutableBufferPointer { e in
                                 separate.withUnsafeMutableBufferPointer { o in
-                                    var first = gemm
-                                    first.c = e.baseAddress
-                                    ck_gemm(&first, nil)
+                                    if sparse {
+                                        var first = sparseParams(e.baseAddress)
+                                        ck_spconv(&first, nil)
+                                    } else {
+                                        var first = gemm
+                                        first.c = e.baseAddress
+                                        ck_gemm(&first, nil)
+                                    }
                                     var second = dw
                                     second.input = UnsafePointer(e.baseAddress)
                                     second.output = o.baseAddress
@@ -54,7 +83,7 @@ final class ExpansionDepthwiseTests: XCTestCase {
                                 }
                             }
                             // Together.
-                            let slotFloats = ck_expand_dwconv_scratch_floats(&dw, bandRows)
+                            let slotFloats = ck_expand_dwconv_scratch_floats(&dw, byChannels ? 1 : 0, bandRows)
                             // Sentinels after the last slot: a window must stay within its part.
                             var scratch = [Float](repeating: .nan, count: threads * slotFloats + 64)
                             for i in threads * slotFloats..<scratch.count { scratch[i] = 555 }
@@ -62,8 +91,10 @@ final class ExpansionDepthwiseTests: XCTestCase {
                                 scratch.withUnsafeMutableBufferPointer { s in
                                     gemm.c = nil
                                     dw.output = o.baseAddress
-                                    var p = ck_expand_dwconv_params(expand: gemm, depthwise: dw, band_rows: bandRows,
-                                                                    scratch: s.baseAddress, scratch_slots: threads)
+                                    var p = ck_expand_dwconv_params(expand: gemm, sparse_expand: sparse ? sparseParams(nil) : ck_spconv_params(),
+                                                                    sparse: sparse ? 1 : 0,
+                                                                    depthwise: dw, by_channels: byChannels ? 1 : 0,
+                                                                    band_rows: bandRows, scratch: s.baseAddress, scratch_slots: threads)
                                     ck_expand_dwconv(&p, pool)
                                 }
                             }
@@ -109,6 +140,33 @@ final class ExpansionDepthwiseTests: XCTestCase {
         }
     }
 
+    /// Small images in groups of channels: channel counts that end in a whole group, a single
+    /// panel and a part of a panel, float32 and half-precision panels and sparse weights, one to
+    /// three threads.
+    func testGroupsOfChannelsMatchTheTwoKernelsBitForBit() {
+        let cases = [
+            Case(h: 7, w: 7, k: 24, c: 96, kernel: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2),
+            Case(h: 7, w: 7, k: 16, c: 48, kernel: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1),
+            Case(h: 8, w: 8, k: 32, c: 72, kernel: 5, stride: 2, dilation: 1, padTop: 1, padLeft: 1),
+            Case(h: 6, w: 5, k: 7, c: 21, kernel: 3, stride: 1, dilation: 2, padTop: 2, padLeft: 2),
+            Case(h: 3, w: 9, k: 40, c: 200, kernel: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1),
+        ]
+        for (index, t) in cases.enumerated() {
+            for threads in [1, 2, 3] {
+                let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+                defer { if let pool { ck_threadpool_destroy(pool) } }
+                for (halfWeights, sparse) in [(false, false), (true, false), (false, true)] {
+                    let (fused, separate) = run(t, bandRows: 0, byChannels: true, halfWeights: halfWeights, sparse: sparse, pool: pool,
+                                                threads: threads, seed: UInt64(70 + index))
+                    assertSameBits(fused, separate, "case \(index), \(threads) threads, half-precision weights \(halfWeights), sparse \(sparse)")
+                }
+            }
+        }
+        var d = ck_dwconv_params()
+        d.in_h = 7; d.in_w = 7; d.channels = 21
+        XCTAssertEqual(ck_expand_dwconv_scratch_floats(&d, 1, 0), 49 * 21, "the expanded image")
+    }
+
     func testWindowsStayWithinTheirScratch() {
         // A whole image in one band, and bands of one row of a 1-row-tall window (stride 3 > kernel).
         let t = Case(h: 12, w: 10, k: 8, c: 16, kernel: 1, stride: 3, dilation: 1, padTop: 0, padLeft: 0)
@@ -122,7 +180,7 @@ final class ExpansionDepthwiseTests: XCTestCase {
         // A band of one row needs one row of 10 pixels x 16 channels, of all 4 rows 10 rows; each
         // slot also has room for GEMM tiles on either side, in whole 64-byte lines.
         for (bandRows, rows) in [(1, 1), (4, 10), (100, 10)] {
-            let floats = ck_expand_dwconv_scratch_floats(&d, bandRows)
+            let floats = ck_expand_dwconv_scratch_floats(&d, 0, bandRows)
             XCTAssertGreaterThanOrEqual(floats, rows * 160, "bands of \(bandRows) rows")
             XCTAssertLessThanOrEqual(floats, (rows * 10 + 2 * 8) * 16 + 15, "bands of \(bandRows) rows")
             XCTAssertEqual(floats % 16, 0)

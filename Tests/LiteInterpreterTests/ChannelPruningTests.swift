@@ -125,9 +125,13 @@ final class ChannelPruningTests: XCTestCase {
         return [b.residual ? zip(p, w.input).map { $0 + $1 } : p]
     }
 
-    /// The channel counts the expansion and the projection run with.
+    /// The channel counts the expansion and the projection run with (the expansion's alone where
+    /// it runs fused with the depthwise layer).
     static func channels(_ model: Model) -> [String] {
-        model.program.operations.filter { $0.summary.hasPrefix("CONV_2D") }.map(\.detail)
+        model.program.operations.compactMap { op in
+            if let fused = op as? ExpansionDepthwiseOperation { return fused.expansion.detail }
+            return op.summary.hasPrefix("CONV_2D") ? op.detail : nil
+        }
     }
 
     func testDeadChannelsAreRemovedAndTheirContributionKept() throws {

@@ -271,28 +271,47 @@ int ck_dwconv_line_spans(const ck_dwconv_params *params);
 // MARK: - Expansion and depthwise convolution together
 
 /// A pointwise convolution (the expansion of an inverted residual block) whose output only a
-/// depthwise convolution reads, run together band by band: each thread computes the expansion's
-/// rows that a band of the depthwise layer's output rows needs into a window of its own scratch
-/// and the band from there, so the expanded image (3.2 MB at 112x112x64) is never stored whole.
+/// depthwise convolution reads, run together so that the expanded image is never stored whole
+/// in the arena, in one of two ways:
+/// - band by band (a large image: 3.2 MB at 112x112x64): each thread computes the expansion's
+///   rows that a band of the depthwise layer's output rows needs into a window of its own
+///   scratch and the band from there;
+/// - group by group of channels (a small image of few rows, such as 7x7, whose depthwise layer
+///   splits channels between threads): each thread computes all pixels of a group of
+///   expanded channels (whole 32s) into an image of its own and the depthwise layer's same
+///   channels from there, so no thread reads an expanded channel another wrote and one
+///   hand-off between the threads serves both layers.
 /// The results are those of ck_gemm then ck_dwconv, bit for bit.
 typedef struct ck_expand_dwconv_params {
     /// The expansion over all in_h x in_w pixels of the depthwise layer's input (m = in_h x
     /// in_w, n = channels); `c` and `c_stride` are not used, nor is a residual allowed.
     ck_gemm_params expand;
+    /// With `sparse` set, the expansion with sparse weights instead of `expand` (the same
+    /// fields, and its own scratch for ck_spconv); by channels only, and at most
+    /// CK_SPCONV_TILE pixels.
+    ck_spconv_params sparse_expand;
+    int sparse;
     /// The depthwise layer (batch 1); `input` is not used.
     ck_dwconv_params depthwise;
+    /// 1 to share groups of channels out, 0 for bands of rows.
+    int by_channels;
     /// Output rows per band: 0 for as many as keep a window of expanded rows within 384 KiB
-    /// (in the L2 cache of every core we meet), at least one.
+    /// (in the L2 cache of every core we meet), at least one. Not used by channels.
     size_t band_rows;
-    /// scratch_slots x ck_expand_dwconv_scratch_floats(&depthwise, band_rows) floats, one part
-    /// per thread slot (ck_thread_slot).
+    /// In bands, scratch_slots x ck_expand_dwconv_scratch_floats(&depthwise, 0, band_rows)
+    /// floats, one part per thread slot (ck_thread_slot). By channels, one image of the
+    /// expansion's output (in_h x in_w x channels floats, 64-byte aligned), which the threads
+    /// share, each writing its own channels, where they have no image of their own
+    /// (ck_thread_buffer's memory is not there), and which a sparse expansion on one thread
+    /// writes whole; scratch_slots is not used.
     float *scratch;
     size_t scratch_slots;
 } ck_expand_dwconv_params;
 
-/// Floats of one thread's window of expanded rows for bands of `band_rows` output rows (0: as
-/// ck_expand_dwconv_params.band_rows says).
-size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, size_t band_rows);
+/// Floats of one thread's scratch in bands: its window of expanded rows for bands of
+/// `band_rows` output rows (0: as ck_expand_dwconv_params.band_rows says); by channels, the
+/// expanded image's.
+size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, int by_channels, size_t band_rows);
 
 void ck_expand_dwconv(const ck_expand_dwconv_params *params, ck_threadpool *pool);
 

@@ -48,6 +48,21 @@ int ck_thread_slot(void);
 /// expanded rows) tag it with their call's number, so a thread knows whether it is current.
 uint64_t ck_call_serial(void);
 
+/// Per-thread buffers (ck_thread_buffer), one of each kind per thread.
+typedef enum ck_thread_buffer_kind {
+    CK_BUFFER_WIDE_PANELS,    ///< float32 copies of half-precision GEMM panels (gemm_widen_avx512.c)
+    CK_BUFFER_EXPANDED_IMAGE, ///< an expansion's output by channels (expand_dwconv.c)
+    CK_THREAD_BUFFER_KINDS
+} ck_thread_buffer_kind;
+
+/// This thread's buffer of `kind`, 64-byte aligned and at least `floats` long, or NULL when the
+/// memory is not there. It grows (its contents then lost) when asked for more than it holds,
+/// never shrinks, and is freed when the thread ends; `*grown` (when not NULL) says whether this
+/// call replaced it. Kernels whose threads keep data across calls use one instead of a
+/// caller-provided scratch area, so that every layer a thread runs reuses the same memory,
+/// which stays in its own caches.
+float *ck_thread_buffer(ck_thread_buffer_kind kind, size_t floats, int *grown);
+
 /// Whether the AVX2/FMA kernels run at the current dispatch level (AVX2 or AVX-512).
 static inline int ck_use_avx2(void) {
 #if defined(CK_HAVE_X86)

@@ -1,7 +1,29 @@
 // An inverted residual block's expansion (a pointwise convolution) and the depthwise
-// convolution that reads it, run together in bands of the depthwise layer's output rows.
+// convolution that reads it, run together in bands of the depthwise layer's output rows or in
+// groups of channels.
 //
-// A band of output rows needs a window of the expansion's rows (its rows times the stride, plus
+// In groups of channels (an image of few rows, whose depthwise layer splits channels between
+// threads), a thread runs the expansion's panels of a group over every pixel into an image of
+// its own (ck_thread_buffer: every such layer the thread runs reuses it, so it stays in the
+// thread's caches), then the depthwise layer's rows for the group's channels from it. Every
+// depthwise channel reads only its own expanded channel, so the groups are independent. The
+// GEMM job is planned once for the whole expansion (gemm_job_for_columns) and each group runs
+// its tiles, so the bits are ck_gemm's. A sparse expansion (one tile of pixels) runs as
+// ck_spconv's shared-input mode does: each thread transposes the whole input once, then
+// computes its groups' output channels, with the same bits; on one thread it runs whole (in
+// ck_spconv's tile mode) before the depthwise layer, which was faster there.
+//
+// Measured on a 2-vCPU Intel Xeon (family 6, model 207, AVX-512), `vision-tasks-bench
+// --profile-operators --threads 1,2 --runs 300 --no-litert`, two runs each way: the 7x7 layers of
+// hand_landmark_lite (four such pairs, dense) summed 0.280-0.284 ms at best on 2 threads against
+// 0.292-0.294 apart, pose_detection's (four pairs, sparse) 0.472-0.473 against 0.496-0.505; one
+// thread unchanged. With one image shared by the threads (the arena's) they took 0.288-0.292 and
+// 0.500-0.508; with a sparse expansion in groups on one thread, pose_detection's 7x7 layers
+// took 0.790-0.791 ms against 0.770-0.782. 14x14 images (whose depthwise layers split rows, as
+// the projections after them do) ran slower by channels: hand_landmark_lite's projections then
+// read half their input from the other core.
+//
+// In bands, a band of output rows needs a window of the expansion's rows (its rows times the stride, plus
 // the kernel's reach). Each thread keeps its last window in its own scratch: moving to the next
 // band it keeps the rows both windows share (moved to their new place) and computes only the
 // new ones with ck_gemm, then runs ck_dwconv over the band, reading the window as if it were an
@@ -18,7 +40,9 @@
 // bit for bit. The window therefore holds whole tiles of pixels, up to a tile less one more on
 // either side than the band's rows.
 #include "ck_internal.h"
+#include "dwconv/dwconv_internal.h"
 #include "gemm/gemm_internal.h"
+#include "spconv/spconv_internal.h"
 
 /// Bytes a window may take when the caller leaves the band to us: in the L2 cache of every core
 /// we meet (512 KiB and up), with room for the weights and the output band. hand_landmark_lite's
@@ -56,7 +80,14 @@ static size_t ed_slot_floats(const ck_dwconv_params *d, const ed_geometry *g) {
     return (pixels * d->channels + 15) / 16 * 16;
 }
 
-size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, size_t band_rows) {
+/// Groups of channels per thread when shared out by channels (as ck_dwconv's channel groups).
+#define ED_GROUPS_PER_THREAD 3
+
+/// Floats of the expanded image.
+static size_t ed_image_floats(const ck_dwconv_params *d) { return d->in_h * d->in_w * d->channels; }
+
+size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, int by_channels, size_t band_rows) {
+    if (by_channels) return ed_image_floats(depthwise);
     const ed_geometry g = ed_geometry_for(depthwise, band_rows);
     return ed_slot_floats(depthwise, &g);
 }
@@ -64,8 +95,13 @@ size_t ck_expand_dwconv_scratch_floats(const ck_dwconv_params *depthwise, size_t
 typedef struct ed_job {
     const ck_expand_dwconv_params *p;
     ed_geometry g;
-    size_t slot_floats; ///< each thread slot's part of the scratch
+    size_t slot_floats; ///< in bands, each thread slot's part of the scratch; by channels, the image
     uint64_t serial;
+    /// By channels: the expansion, planned whole (dense or sparse), and the panels of 16
+    /// channels per group (even).
+    gemm_job gemm;
+    sp_job sparse;
+    size_t group_panels;
 } ed_job;
 
 /// The expanded pixels this thread's window holds: [first, end) of call `serial`
@@ -148,20 +184,88 @@ static void ed_range(void *context, size_t begin, size_t end) {
     }
 }
 
+/// Groups of channels [begin, end): each expanded into the image, then convolved.
+static void ed_groups_range(void *context, size_t begin, size_t end) {
+    const ed_job *job = (const ed_job *)context;
+    // This thread's own image, which every such layer it runs reuses (so it stays in its
+    // caches); else the one the caller passed, which the threads share.
+    float *image = ck_thread_buffer(CK_BUFFER_EXPANDED_IMAGE, job->slot_floats, NULL);
+    if (image == NULL) image = job->p->scratch;
+    const size_t channels = job->p->depthwise.channels;
+    gemm_job expand = job->gemm;
+    expand.c = image;
+    expand.c_stride = channels;
+    ck_spconv_params sparse_params = job->p->sparse_expand;
+    sparse_params.c = image;
+    sparse_params.c_stride = channels;
+    sp_job sparse = job->sparse;
+    sparse.p = &sparse_params;
+    ck_dwconv_params depthwise = job->p->depthwise;
+    depthwise.input = image;
+    for (size_t group = begin; group < end; group++) {
+        const size_t panel = group * job->group_panels, c0 = panel * CK_GEMM_NR;
+        const size_t c1 = CK_MIN(channels, (panel + job->group_panels) * CK_GEMM_NR);
+        if (job->p->sparse) {
+            spconv_shared_channels(&sparse, c0, c1);
+        } else {
+            gemm_panels(&expand, panel, panel + job->group_panels);
+        }
+        dwconv_channels(&depthwise, c0, c1);
+    }
+}
+
+/// By channels where a sparse expansion does not share its input (no SIMD level, or one
+/// thread): the two kernels one after the other, through the image.
+static void ed_sparse_apart(const ck_expand_dwconv_params *p, float *image, ck_threadpool *pool) {
+    ck_spconv_params sparse = p->sparse_expand;
+    sparse.c = image;
+    sparse.c_stride = p->depthwise.channels;
+    ck_spconv(&sparse, pool);
+    ck_dwconv_params depthwise = p->depthwise;
+    depthwise.input = image;
+    ck_dwconv(&depthwise, pool);
+}
+
 void ck_expand_dwconv(const ck_expand_dwconv_params *p, ck_threadpool *pool) {
     const ck_dwconv_params *d = &p->depthwise;
     // Nothing to compute (ck_dwconv also leaves an output of a kernel with no taps as it is).
     if (d->out_h == 0 || d->out_w == 0 || d->channels == 0 || d->in_h == 0 || d->in_w == 0 || d->kernel_h == 0 ||
-        d->kernel_w == 0 || p->scratch == NULL || p->scratch_slots == 0 || d->stride_h == 0) {
+        d->kernel_w == 0 || p->scratch == NULL || (!p->by_channels && p->scratch_slots == 0) || d->stride_h == 0) {
         return;
     }
+    if (p->sparse && !p->by_channels) return; // bands take dense expansions only
     ed_job job;
+    memset(&job, 0, sizeof job);
     job.p = p;
+    const size_t expand_work = p->sparse ? p->sparse_expand.m * p->sparse_expand.n * p->sparse_expand.k : p->expand.m * p->expand.n * p->expand.k;
+    const size_t work = d->out_h * d->out_w * d->channels * d->kernel_h * d->kernel_w + expand_work;
+    pool = ck_pool_for_work(pool, work);
+    if (p->by_channels) {
+        // The expansion's rows are the depthwise layer's input pixels, its columns its channels.
+        const size_t m = p->sparse ? p->sparse_expand.m : p->expand.m, n = p->sparse ? p->sparse_expand.n : p->expand.n;
+        if (m != d->in_h * d->in_w || n != d->channels) return;
+        job.slot_floats = ed_image_floats(d);
+        if (p->sparse) {
+            spconv_job_for(&job.sparse, &p->sparse_expand);
+            if (!spconv_shares_input(&job.sparse) || m > CK_SPCONV_TILE || ck_threadpool_thread_count(pool) == 1 ||
+                (size_t)ck_threadpool_thread_count(pool) > p->sparse_expand.scratch_slots) {
+                ed_sparse_apart(p, p->scratch, pool);
+                return;
+            }
+            job.sparse.serial = ck_call_serial();
+        } else {
+            gemm_job_for_columns(&job.gemm, &p->expand);
+        }
+        // Groups of whole panel pairs (the AVX-512 tiles take two panels).
+        const size_t pairs = (d->channels + 2 * CK_GEMM_NR - 1) / (2 * CK_GEMM_NR);
+        const size_t groups = CK_MIN(pairs, ED_GROUPS_PER_THREAD * (size_t)ck_threadpool_thread_count(pool));
+        job.group_panels = 2 * ((pairs + groups - 1) / groups);
+        ck_parallel_for(pool, (pairs * 2 + job.group_panels - 1) / job.group_panels, ed_groups_range, &job);
+        return;
+    }
+    if ((size_t)ck_threadpool_thread_count(pool) > p->scratch_slots) pool = NULL;
     job.g = ed_geometry_for(d, p->band_rows);
     job.slot_floats = ed_slot_floats(d, &job.g);
     job.serial = ck_call_serial();
-    const size_t work = d->out_h * d->out_w * d->channels * d->kernel_h * d->kernel_w + p->expand.m * p->expand.n * p->expand.k;
-    pool = ck_pool_for_work(pool, work);
-    if ((size_t)ck_threadpool_thread_count(pool) > p->scratch_slots) pool = NULL;
     ck_parallel_for(pool, job.g.bands, ed_range, &job);
 }

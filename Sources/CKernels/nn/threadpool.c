@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,6 +71,52 @@ int ck_thread_slot(void) { return tls_slot; }
 uint64_t ck_call_serial(void) {
     static _Atomic uint64_t serials;
     return atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
+}
+
+/// A thread's buffers (ck_thread_buffer), allocated on its first request and freed with it.
+typedef struct thread_buffers {
+    float *floats[CK_THREAD_BUFFER_KINDS];
+    size_t capacity[CK_THREAD_BUFFER_KINDS];
+} thread_buffers;
+
+static _Thread_local thread_buffers *tls_buffers;
+static pthread_key_t buffers_key;
+static pthread_once_t buffers_key_once = PTHREAD_ONCE_INIT;
+static int buffers_key_made;
+
+static void buffers_release(void *value) {
+    thread_buffers *buffers = (thread_buffers *)value;
+    for (int kind = 0; kind < CK_THREAD_BUFFER_KINDS; kind++) free(buffers->floats[kind]);
+    free(buffers);
+}
+
+static void buffers_make_key(void) { buffers_key_made = pthread_key_create(&buffers_key, buffers_release) == 0; }
+
+float *ck_thread_buffer(ck_thread_buffer_kind kind, size_t floats, int *grown) {
+    if (grown != NULL) *grown = 0;
+    if ((int)kind < 0 || kind >= CK_THREAD_BUFFER_KINDS || floats > SIZE_MAX / sizeof(float) - 64) return NULL;
+    thread_buffers *buffers = tls_buffers;
+    if (buffers == NULL) {
+        pthread_once(&buffers_key_once, buffers_make_key);
+        if (!buffers_key_made) return NULL;
+        buffers = (thread_buffers *)calloc(1, sizeof *buffers);
+        if (buffers == NULL) return NULL;
+        if (pthread_setspecific(buffers_key, buffers) != 0) {
+            free(buffers);
+            return NULL;
+        }
+        tls_buffers = buffers;
+    }
+    if (buffers->capacity[kind] < floats || buffers->floats[kind] == NULL) {
+        const size_t bytes = (CK_MAX(floats, (size_t)1) * sizeof(float) + 63) / 64 * 64;
+        float *replacement = (float *)aligned_alloc(64, bytes);
+        if (replacement == NULL) return NULL;
+        free(buffers->floats[kind]);
+        buffers->floats[kind] = replacement;
+        buffers->capacity[kind] = bytes / sizeof(float);
+        if (grown != NULL) *grown = 1;
+    }
+    return buffers->floats[kind];
 }
 
 typedef struct worker_start {

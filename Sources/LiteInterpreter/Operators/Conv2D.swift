@@ -186,6 +186,22 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         return (params, [packed, activation.preluSlopes].compactMap { $0 })
     }
 
+    /// The sparse product of a pointwise convolution with sparse weights over its pixels, with
+    /// scratch for `threads` threads, and the buffers it reads (to keep alive while bound); nil
+    /// for other convolutions.
+    func spconvParameters(input x: UnsafePointer<Float>, output y: UnsafeMutablePointer<Float>,
+                          residual: UnsafePointer<Float>?, threads: Int) -> (ck_spconv_params, [AlignedBuffer])? {
+        guard case let .sparse(packed, _) = weights else { return nil }
+        let slots = max(threads, 1)
+        let scratch = AlignedBuffer(floatCount: slots * ck_spconv_scratch_floats(outputChannels, inputChannels))
+        let params = ck_spconv_params(
+            m: batch * outputHeight * outputWidth, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels,
+            packed: packed.raw, c: y, c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
+            prelu: activation.slopesPointer, residual: residual, residual_stride: outputChannels,
+            sum_min: activation.sumLower, sum_max: activation.sumUpper, scratch: scratch.floatPointer, scratch_slots: slots)
+        return (params, [packed, scratch, activation.preluSlopes].compactMap { $0 })
+    }
+
     func bind(_ memory: TensorMemory) throws -> BoundOperation {
         let x = try memory.pointer(input)
         let y = try memory.mutablePointer(output)
@@ -195,15 +211,8 @@ struct Conv2DOperation: PReLUFusable, PaddingFusable, ResidualFusable {
         if let (params, keepAlive) = gemmParameters(input: x, output: y, residual: residual) {
             return BoundGEMM(params: params, post: post, keepAlive: keepAlive)
         }
-        if case let .sparse(packed, _) = weights {
-            let slots = max(memory.threadCount, 1)
-            let scratch = AlignedBuffer(floatCount: slots * ck_spconv_scratch_floats(outputChannels, inputChannels))
-            let params = ck_spconv_params(
-                m: pixels, n: outputChannels, k: inputChannels, a: x, a_stride: inputChannels, packed: packed.raw,
-                c: y, c_stride: outputChannels, out_min: activation.lower, out_max: activation.upper,
-                prelu: activation.slopesPointer, residual: residual, residual_stride: outputChannels,
-                sum_min: activation.sumLower, sum_max: activation.sumUpper, scratch: scratch.floatPointer, scratch_slots: slots)
-            return BoundClosureWith(state: [packed, scratch, activation.preluSlopes].compactMap { $0 }, indirection: nil) { pool in
+        if let (params, keepAlive) = spconvParameters(input: x, output: y, residual: residual, threads: memory.threadCount) {
+            return BoundClosureWith(state: keepAlive, indirection: nil) { pool in
                 withUnsafePointer(to: params) { ck_spconv($0, pool) }
                 post.run()
             }

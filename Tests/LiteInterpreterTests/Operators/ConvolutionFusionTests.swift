@@ -206,12 +206,34 @@ final class ConvolutionFusionTests: XCTestCase {
     }
 
     func testLargeExpansionRunsInBandsWithItsDepthwiseConvolution() throws {
-        // A 64x128 image expanded from 16 to 64 channels (2 MiB, the smallest that is fused) and
-        // read by one depthwise layer: fused, the results are those of the two layers run one
-        // after the other (the expansion also a graph output) bit for bit, at 1 and 2 threads.
-        var r = TestRandom(state: 21)
-        let (h, w, c, oc) = (64, 128, 16, 64)
-        let input = r.floats(h * w * c), weights = r.floats(oc * c), bias = r.floats(oc)
+        // A 64x128 image expanded from 16 to 64 channels: 2 MiB, the smallest that runs in bands.
+        try checkExpansionAndDepthwise(h: 64, w: 128, c: 16, oc: 64, seed: 21, way: "in bands")
+    }
+
+    func testSmallExpansionRunsByChannelsWithItsDepthwiseConvolution() throws {
+        // 7x7 and 8x8 images (few rows: their depthwise layers split channels between threads),
+        // with channel counts that end in a whole group of 32, in one panel of 16 and in part of
+        // one; a 14x14 image stays two operators.
+        try checkExpansionAndDepthwise(h: 7, w: 7, c: 24, oc: 96, seed: 22, way: "by channels")
+        try checkExpansionAndDepthwise(h: 8, w: 8, c: 16, oc: 48, seed: 23, way: "by channels")
+        try checkExpansionAndDepthwise(h: 7, w: 5, c: 8, oc: 40, seed: 24, way: "by channels")
+        try checkExpansionAndDepthwise(h: 14, w: 14, c: 16, oc: 64, seed: 25, way: nil)
+        // Sparse expansions (one in four weights nonzero) over one tile of the sparse kernel.
+        try checkExpansionAndDepthwise(h: 7, w: 7, c: 64, oc: 160, sparse: true, seed: 26, way: "by channels")
+        try checkExpansionAndDepthwise(h: 8, w: 8, c: 48, oc: 72, sparse: true, seed: 27, way: "by channels")
+        try checkExpansionAndDepthwise(h: 8, w: 9, c: 48, oc: 72, sparse: true, seed: 28, way: nil)
+    }
+
+    /// An h x w x c image expanded to oc channels (RELU6; with `sparse`, three in four weights
+    /// zero) and read by one depthwise layer (3x3 stride 2, then 5x5 stride 1): fused `way` (nil:
+    /// not fused), the results are those of the two layers run one after the other (the
+    /// expansion also a graph output) bit for bit, at 1 and 2 threads, and close to a
+    /// double-precision reference.
+    func checkExpansionAndDepthwise(h: Int, w: Int, c: Int, oc: Int, sparse: Bool = false, seed: UInt64, way: String?,
+                                    file: StaticString = #filePath, line: UInt = #line) throws {
+        var r = TestRandom(state: seed)
+        let input = r.floats(h * w * c), bias = r.floats(oc)
+        let weights = r.floats(oc * c).enumerated().map { !sparse || $0.offset % 4 == 0 ? $0.element : 0 }
         let expansion = ConvCase(h: h, w: w, c: c, oc: oc, kh: 1, kw: 1, stride: 1, dilation: 1, same: true, activation: 3)
         let expanded = referenceConv(expansion, input, weights, bias, depthwise: false).out // RELU6
         for (kernel, stride) in [(3, 2), (5, 1)] {
@@ -232,16 +254,26 @@ final class ConvolutionFusionTests: XCTestCase {
                 return m.serialize()
             }
             let fused = model(expansionIsOutput: false), separate = model(expansionIsOutput: true)
-            XCTAssertEqual(try Model(bytes: fused).program.operations.map(\.summary),
-                           ["CONV_2D 1x1 + DEPTHWISE_CONV_2D \(kernel)x\(kernel)/\(stride) (in bands)"])
-            XCTAssertEqual(try Model(bytes: separate).program.operations.count, 2, "an expansion read elsewhere stays")
+            let operations = try Model(bytes: fused).program.operations
+            let summaries = operations.map(\.summary)
+            let separateExpansion = try Model(bytes: separate).program.operations.first { $0.summary.hasPrefix("CONV_2D") }
+            XCTAssertEqual(separateExpansion?.summary.contains("sparse"), sparse, "the expansion's weights", file: file, line: line)
+            if let fusedPair = operations.first as? ExpansionDepthwiseOperation {
+                XCTAssertEqual(fusedPair.expansion.summary.contains("sparse"), sparse, "the fused expansion's weights", file: file, line: line)
+            }
+            if let way {
+                XCTAssertEqual(summaries, ["CONV_2D 1x1 + DEPTHWISE_CONV_2D \(kernel)x\(kernel)/\(stride) (\(way))"], file: file, line: line)
+            } else {
+                XCTAssertEqual(summaries.count, 2, "\(h)x\(w): not fused", file: file, line: line)
+            }
+            XCTAssertEqual(try Model(bytes: separate).program.operations.count, 2, "an expansion read elsewhere stays", file: file, line: line)
             let reference = try runModel(separate, [input])[0]
-            assertClose(reference, expected, 1e-4, "\(kernel)x\(kernel)/\(stride) against the reference")
+            assertClose(reference, expected, 1e-4, "\(h)x\(w), \(kernel)x\(kernel)/\(stride) against the reference", file: file, line: line)
             for threads in [1, 2] {
                 let results = try runModel(fused, [input], threads: threads)[0]
-                XCTAssertEqual(results.count, reference.count)
+                XCTAssertEqual(results.count, reference.count, file: file, line: line)
                 XCTAssertTrue(zip(results, reference).allSatisfy { $0.bitPattern == $1.bitPattern },
-                              "\(kernel)x\(kernel)/\(stride) at \(threads) threads: not the two layers' bits")
+                              "\(h)x\(w), \(kernel)x\(kernel)/\(stride) at \(threads) threads: not the two layers' bits", file: file, line: line)
             }
         }
     }

@@ -113,6 +113,14 @@ static dw_row_fn dw_select(const ck_dwconv_params *p) {
     return dw_row_portable;
 }
 
+void dwconv_channels(const ck_dwconv_params *p, size_t c_begin, size_t c_end) {
+    const size_t taps = p->kernel_h * p->kernel_w;
+    c_end = CK_MIN(c_end, p->channels);
+    if (taps == 0 || taps > CK_DWCONV_MAX_TAPS || c_begin >= c_end || p->out_w == 0) return;
+    const dw_row_fn row = dw_select(p);
+    for (size_t r = 0; r < p->batch * p->out_h; r++) row(p, r, c_begin, c_end);
+}
+
 typedef struct dw_job {
     const ck_dwconv_params *p;
     dw_row_fn row;

@@ -38,6 +38,11 @@ static inline dw_rows dw_row_geometry(const ck_dwconv_params *p, size_t row) {
 /// Computes channels [c_begin, c_end) of output row `row` (over the batch: row = b * out_h + y).
 typedef void (*dw_row_fn)(const ck_dwconv_params *p, size_t row, size_t c_begin, size_t c_end);
 
+/// Channels [c_begin, c_end) of every output row on the calling thread, with the row kernel
+/// ck_dwconv picks for this layer (so the same bits); c_begin a multiple of 16 (the channel
+/// groups ck_dwconv shares out).
+void dwconv_channels(const ck_dwconv_params *p, size_t c_begin, size_t c_end);
+
 /// The fast path's geometries, in the order of each instruction set's table of row kernels:
 /// 3x3 stride 1, 3x3 stride 2, 5x5 stride 1, 5x5 stride 2.
 #define DW_FAST_GEOMETRIES 4

@@ -87,8 +87,9 @@ static void gemm_range(void *context, size_t begin, size_t end) {
     }
 }
 
-static void run_gemm(gemm_job *job, ck_threadpool *pool) {
-    if (job->m == 0 || job->n == 0) return;
+/// Fills in how `job` (its fields from the parameters set) is cut and visited at the current
+/// dispatch level, for one call (its serial).
+static void gemm_plan(gemm_job *job) {
 #if defined(CK_SIMD8)
     job->simd = ck_use_simd8();
 #endif
@@ -110,6 +111,12 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     // layer of pose detection went from about 45 to 52 GMAC/s; 32 KB gained nothing more).
     const size_t tile_bytes = job->mr * kk * sizeof(float);
     job->row_block = w_bytes <= 24576 ? 1 : CK_MAX((size_t)1, (size_t)24576 / CK_MAX(tile_bytes, (size_t)1));
+}
+
+static void run_gemm(gemm_job *job, ck_threadpool *pool) {
+    if (job->m == 0 || job->n == 0) return;
+    gemm_plan(job);
+    const size_t kk = job->k * job->taps;
     pool = ck_pool_for_work(pool, job->m * job->n * kk);
     const size_t panel_groups = job->avx512 ? (job->n_tiles + 1) / 2 : job->n_tiles;
     // Weights first with enough rows (4 row tiles per thread or more): each thread takes a
@@ -147,6 +154,19 @@ static void run_gemm(gemm_job *job, ck_threadpool *pool) {
     } while (0)
 
 size_t gemm_row_tile(void) { return ck_use_avx512() ? MR512 : MR; }
+
+void gemm_job_for_columns(gemm_job *job, const ck_gemm_params *p) {
+    GEMM_JOB_FROM_PARAMS(*job, p);
+    job->taps = 1;
+    job->a = p->a;
+    job->a_stride = p->a_stride;
+    if (job->m != 0 && job->n != 0) gemm_plan(job);
+}
+
+void gemm_panels(const gemm_job *job, size_t p_begin, size_t p_end) {
+    if (job->m == 0 || job->n == 0 || p_begin >= CK_MIN(p_end, job->n_tiles)) return;
+    tiles(job, 0, job->m_tiles, p_begin, CK_MIN(p_end, job->n_tiles), 0);
+}
 
 void ck_gemm(const ck_gemm_params *p, ck_threadpool *pool) {
     gemm_job job;

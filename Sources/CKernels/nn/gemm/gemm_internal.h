@@ -67,6 +67,15 @@ static inline const float *gemm_row(const gemm_job *job, size_t row, size_t t) {
 /// gives the same bits only where its rows start at such a multiple (expand_dwconv.c).
 size_t gemm_row_tile(void);
 
+/// A job for ck_gemm's parameters, planned as ck_gemm plans it, to be run a group of panels at a
+/// time on the calling thread (gemm_panels): the same tiles, so the same bits, as one ck_gemm.
+/// Its widened half-precision panels last for this job (one ck_call_serial).
+void gemm_job_for_columns(gemm_job *job, const ck_gemm_params *p);
+
+/// Every row tile of panels [p_begin, p_end) (output columns p_begin * NR on) on the calling
+/// thread, panel by panel; p_begin even with AVX-512 (whose tiles take panels in pairs).
+void gemm_panels(const gemm_job *job, size_t p_begin, size_t p_end);
+
 void gemm_tiles_portable(const gemm_job *job, size_t t_begin, size_t t_end, size_t p_begin, size_t p_end);
 
 #if defined(CK_SIMD8)

@@ -3,8 +3,6 @@
 // runs several row tiles over a pair of half-precision panels widens the pair once per GEMM call
 // into a buffer of its own, and the tiles read float32 (the same values, so the same sums).
 #include "gemm_internal.h"
-#include <pthread.h>
-#include <stdlib.h>
 
 #if defined(CK_HAVE_X86)
 /// Panel `base` (16 float32 biases, then kk rows of 16 halves) as float32: 16 biases, then kk
@@ -21,8 +19,10 @@ CK_AVX512_INLINE void widen_panel_avx512(const char *base, size_t kk, float *out
 #define CK_WIDE_MAX_PAIRS 64
 #define CK_WIDE_MAX_BYTES ((size_t)1 << 20)
 
+/// Which pair each slot of this thread's buffer (CK_BUFFER_WIDE_PANELS) holds.
 typedef struct wide_cache {
     float *floats;
+    /// Floats of the buffer known to be there (0: none yet).
     size_t capacity;
     /// The GEMM call (0: none) and pair whose copy each slot holds.
     uint64_t slot_serial[CK_WIDE_MAX_PAIRS];
@@ -35,20 +35,14 @@ typedef struct wide_cache {
 static size_t wide_slot(const gemm_job *job, size_t panel) { return job->m_outer ? panel / 2 : 0; }
 
 static _Thread_local wide_cache tls_wide;
-static pthread_key_t wide_key;
-static pthread_once_t wide_key_once = PTHREAD_ONCE_INIT;
-static int wide_key_made;
-
-static void wide_release(void *floats) { free(floats); }
-static void wide_make_key(void) { wide_key_made = pthread_key_create(&wide_key, wide_release) == 0; }
 
 /// This thread's float32 copy of half-precision panels `panel` and `panel + 1` for this GEMM
 /// call: the one it holds, else (with `make`) a new one, else NULL (the caller reads the halves;
 /// also when there is no room). The tiles then spend no conversion per weight row (the
 /// conversions share the FMA units), and each thread converts a pair once per call however many
 /// row tiles and blocks it runs over it. The values are the same, so is every sum. The buffer
-/// grows to the largest layer's pairs (at most CK_WIDE_MAX_BYTES) and is freed when its thread
-/// ends.
+/// (ck_thread_buffer) grows to the largest layer's pairs (at most CK_WIDE_MAX_BYTES) and is
+/// freed when its thread ends.
 CK_AVX512 float *gemm_wide_pair_avx512(const gemm_job *job, size_t panel, int make) {
     const size_t kk = job->k * job->taps, pair = panel / 2, slot = wide_slot(job, panel);
     const size_t pairs = job->m_outer ? (job->n_tiles + 1) / 2 : 1, pair_floats = 2 * NR * (1 + kk);
@@ -59,16 +53,12 @@ CK_AVX512 float *gemm_wide_pair_avx512(const gemm_job *job, size_t panel, int ma
     }
     if (!make) return NULL;
     if (cache->capacity < pairs * pair_floats) {
-        pthread_once(&wide_key_once, wide_make_key);
-        if (!wide_key_made) return NULL;
-        const size_t bytes = (pairs * pair_floats * sizeof(float) + 63) / 64 * 64;
-        float *floats = (float *)aligned_alloc(64, bytes);
+        int grown = 0;
+        float *floats = ck_thread_buffer(CK_BUFFER_WIDE_PANELS, pairs * pair_floats, &grown);
         if (floats == NULL) return NULL;
-        free(cache->floats);
+        if (grown || floats != cache->floats) memset(cache->slot_serial, 0, sizeof cache->slot_serial);
         cache->floats = floats;
         cache->capacity = pairs * pair_floats;
-        memset(cache->slot_serial, 0, sizeof cache->slot_serial);
-        pthread_setspecific(wide_key, floats);
     }
     float *wide = cache->floats + slot * pair_floats;
     const char *base = job->packed + panel * job->panel_bytes;

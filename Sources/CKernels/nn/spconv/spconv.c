@@ -154,12 +154,14 @@ void ck_spconv_pack(size_t n, size_t k, const float *weights, const float *bias,
 /// The shared-input call (ck_call_serial) whose input this thread has transposed into its area.
 static _Thread_local uint64_t shared_transposed;
 
-/// Shared-input mode: output channel groups [begin, end); a thread transposes the whole input
-/// into its own area before its first group of a job.
-static void shared_range(void *context, size_t begin, size_t end) {
-    const sp_job *job = (const sp_job *)context;
+int spconv_shares_input(const sp_job *job) {
+    return job->simd && job->vectors <= 8 && (size_t)ck_thread_slot() < job->p->scratch_slots;
+}
+
+void spconv_shared_channels(const sp_job *job, size_t jb, size_t je) {
     const ck_spconv_params *p = job->p;
     const size_t slot = (size_t)ck_thread_slot();
+    if (slot >= p->scratch_slots) return; // not reached: callers check spconv_shares_input
     float *xt = p->scratch + slot * ck_spconv_scratch_floats(p->n, p->k);
     float *yt = xt + job->l.blocks * job->l.block_size * TILE;
     if (shared_transposed != job->serial) {
@@ -177,17 +179,25 @@ static void shared_range(void *context, size_t begin, size_t end) {
 #endif
         }
     }
-    for (size_t group = begin; group < end; group++) {
-        const size_t jb = group * job->group_size, je = CK_MIN(p->n, jb + job->group_size);
 #if defined(CK_HAVE_X86)
-        if (job->avx512) {
-            sp_shared_avx512(job, jb, je, xt, yt);
-            continue;
-        }
+    if (job->avx512) {
+        sp_shared_avx512(job, jb, je, xt, yt);
+        return;
+    }
 #endif
 #if defined(CK_SIMD8)
-        sp_shared_simd8(job, jb, je, xt, yt);
+    sp_shared_simd8(job, jb, je, xt, yt);
+#else
+    (void)je;
+    (void)yt;
 #endif
+}
+
+/// Shared-input mode: output channel groups [begin, end).
+static void shared_range(void *context, size_t begin, size_t end) {
+    const sp_job *job = (const sp_job *)context;
+    for (size_t group = begin; group < end; group++) {
+        spconv_shared_channels(job, group * job->group_size, CK_MIN(job->p->n, (group + 1) * job->group_size));
     }
 }
 
@@ -216,27 +226,31 @@ static void sp_range(void *context, size_t begin, size_t end) {
     sp_rows_portable(job, i0, i1);
 }
 
+void spconv_job_for(sp_job *job, const ck_spconv_params *p) {
+    memset(job, 0, sizeof *job);
+    job->p = p;
+    const char *base = (const char *)p->packed;
+    sp_layout l = layout_for(p->n, p->k, 0);
+    job->start = (const uint32_t *)(const void *)(base + l.start_offset);
+    l = layout_for(p->n, p->k, job->start[l.blocks * l.groups]);
+    job->l = l;
+    job->bias = (const float *)(const void *)base;
+    job->channels = (const uint32_t *)(const void *)(base + l.channel_offset);
+    job->values = (const float *)(const void *)(base + l.weight_offset);
+    job->rows = (const uint8_t *)(const void *)(base + l.row_offset);
+#if defined(CK_SIMD8)
+    job->simd = ck_use_simd8() && p->scratch != NULL;
+#endif
+    job->avx512 = ck_use_avx512();
+    job->vectors = (p->m + 7) / 8;
+}
+
 void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
     if (p->m == 0 || p->n == 0) return;
     sp_job job;
-    memset(&job, 0, sizeof job);
-    job.p = p;
-    const char *base = (const char *)p->packed;
-    sp_layout l = layout_for(p->n, p->k, 0);
-    job.start = (const uint32_t *)(const void *)(base + l.start_offset);
-    l = layout_for(p->n, p->k, job.start[l.blocks * l.groups]);
-    job.l = l;
-    job.bias = (const float *)(const void *)base;
-    job.channels = (const uint32_t *)(const void *)(base + l.channel_offset);
-    job.values = (const float *)(const void *)(base + l.weight_offset);
-    job.rows = (const uint8_t *)(const void *)(base + l.row_offset);
-#if defined(CK_SIMD8)
-    job.simd = ck_use_simd8() && p->scratch != NULL;
-#endif
-    job.avx512 = ck_use_avx512();
-    pool = ck_pool_for_work(pool, p->m * l.entries);
+    spconv_job_for(&job, p);
+    pool = ck_pool_for_work(pool, p->m * job.l.entries);
     const size_t threads = (size_t)ck_threadpool_thread_count(pool);
-    job.vectors = (p->m + 7) / 8;
     size_t tiles = (job.vectors + 7) / 8;
     if (threads > 1 && tiles == 1 && p->k < p->n && (p->n + 15) / 16 >= threads && job.simd && p->scratch_slots >= threads) {
         // One tile of pixels (a 7x7 layer) that expands its channels, on threads, with a 16 of

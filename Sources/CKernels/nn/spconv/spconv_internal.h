@@ -39,6 +39,18 @@ typedef struct sp_job {
     int avx512;
 } sp_job;
 
+/// ck_spconv's job for `p` (m and n not 0): the packed layout's parts and the dispatch level.
+void spconv_job_for(sp_job *job, const ck_spconv_params *p);
+
+/// Whether spconv_shared_channels can run `job` on the calling thread: one tile of pixels (at
+/// most CK_SPCONV_TILE), a SIMD level with scratch, and a scratch slot for this thread.
+int spconv_shares_input(const sp_job *job);
+
+/// The shared-input mode on the calling thread: output channels [jb, je) (jb a multiple of 16)
+/// of the single tile; the thread first transposes the whole input into its scratch, once per
+/// job->serial (ck_call_serial).
+void spconv_shared_channels(const sp_job *job, size_t jb, size_t je);
+
 /// Pixels [i0, i1), all output channels, straight from NHWC with no scratch (spconv_portable.c).
 void sp_rows_portable(const sp_job *job, size_t i0, size_t i1);
 
