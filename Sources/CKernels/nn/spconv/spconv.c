@@ -274,7 +274,9 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
         // 207, AVX-512), where a cache line's round trip between the two cores takes about
         // 350 ns (scripts/dev/core-to-core), they took 0.079-0.083 ms this way against
         // 0.053-0.058 with tiles, and 7x7x672 -> 192 0.049-0.061 against 0.033-0.035 (best of
-        // 300 at 2 threads, the same command).
+        // 300 at 2 threads, the same command); with each thread's own transposed copy, as
+        // here, pose_detection's five 7x7 projections still summed 0.371-0.423 ms this way
+        // against 0.276-0.293 with tiles (docs/benchmarks.md).
         job.tiles = 1;
         const size_t sixteens = (p->n + 15) / 16, groups = CK_MIN(sixteens, 2 * threads);
         job.group_size = (sixteens + groups - 1) / groups * 16;
