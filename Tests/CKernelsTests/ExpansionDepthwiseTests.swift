@@ -118,6 +118,15 @@ final class ExpansionDepthwiseTests: XCTestCase {
         }
     }
 
+    /// Runs `body` with no pool (one thread), then with pools of 2 and 3 threads.
+    func forEachPool(_ body: (OpaquePointer?, Int) -> Void) {
+        for threads in [1, 2, 3] {
+            let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+            defer { if let pool { ck_threadpool_destroy(pool) } }
+            body(pool, threads)
+        }
+    }
+
     func testMatchesTheTwoKernelsBitForBit() {
         let cases = [
             Case(h: 23, w: 18, k: 16, c: 64, kernel: 3, stride: 2, dilation: 1, padTop: 0, padLeft: 0),
@@ -128,10 +137,8 @@ final class ExpansionDepthwiseTests: XCTestCase {
             Case(h: 15, w: 9, k: 5, c: 21, kernel: 3, stride: 1, dilation: 2, padTop: 2, padLeft: 2),
             Case(h: 9, w: 7, k: 16, c: 16, kernel: 3, stride: 1, dilation: 1, padTop: 0, padLeft: 0),
         ]
-        for (index, t) in cases.enumerated() {
-            for threads in [1, 2, 3] {
-                let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
-                defer { if let pool { ck_threadpool_destroy(pool) } }
+        forEachPool { pool, threads in
+            for (index, t) in cases.enumerated() {
                 for bandRows in [0, 1, 2, 3, t.outH] {
                     let (fused, separate) = run(t, bandRows: bandRows, pool: pool, threads: threads, seed: UInt64(40 + index))
                     assertSameBits(fused, separate, "case \(index), \(threads) threads, bands of \(bandRows) rows")
@@ -151,10 +158,8 @@ final class ExpansionDepthwiseTests: XCTestCase {
             Case(h: 6, w: 5, k: 7, c: 21, kernel: 3, stride: 1, dilation: 2, padTop: 2, padLeft: 2),
             Case(h: 3, w: 9, k: 40, c: 200, kernel: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1),
         ]
-        for (index, t) in cases.enumerated() {
-            for threads in [1, 2, 3] {
-                let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
-                defer { if let pool { ck_threadpool_destroy(pool) } }
+        forEachPool { pool, threads in
+            for (index, t) in cases.enumerated() {
                 for (halfWeights, sparse) in [(false, false), (true, false), (false, true)] {
                     let (fused, separate) = run(t, bandRows: 0, byChannels: true, halfWeights: halfWeights, sparse: sparse, pool: pool,
                                                 threads: threads, seed: UInt64(70 + index))
