@@ -8,6 +8,7 @@
 
 #include "ck_image_to_tensor.h"
 #include "CKernels.h"
+#include "nn/ck_internal.h" // ck_pool_for_work
 
 #include <limits.h>
 #include <math.h>
@@ -422,47 +423,72 @@ static int check_u8_args(const uint8_t *src, int sw, int sh, size_t stride, int 
 /// crop into a model allocates nothing.
 #define CK_WARP_STACK_WIDTH 1024
 
-static int warp_perspective(const uint8_t *src, int sw, int sh, size_t stride, int cn,
-                            const double *m, int border, uint8_t *dst_u8, float *dst_f32,
-                            float scale, float offset, int dw, int dh) {
-    ensure_tables();
-    int32_t coords_stack[2 * CK_WARP_STACK_WIDTH];
-    uint8_t row_stack[3 * CK_WARP_STACK_WIDTH];
-    const int on_stack = dw <= CK_WARP_STACK_WIDTH;
-    int32_t *coords = on_stack ? coords_stack : (int32_t *)malloc(sizeof(int32_t) * 2 * (size_t)dw);
-    uint8_t *row = !dst_f32 ? NULL : on_stack ? row_stack : (uint8_t *)malloc((size_t)dw * 3);
-    if (!coords || (dst_f32 && !row)) {
-        if (!on_stack) {
-            free(coords);
-            free(row);
-        }
-        return CK_WARP_BAD_ARGUMENT;
-    }
+/// One warp's arguments, for its rows on any thread.
+typedef struct warp_job {
+    const uint8_t *src;
+    int sw, sh, cn, border, dw, dh, bw0, gathers;
+    size_t stride;
+    const double *m;
+    uint8_t *dst_u8;
+    float *dst_f32;
+    float scale, offset;
+} warp_job;
+
+/// Output rows [y0, y1) through `coords` (2 * dw) and, for float outputs, `row` (3 * dw).
+static void warp_rows(const warp_job *job, int y0, int y1, int32_t *coords, uint8_t *row) {
+    const int dw = job->dw;
     int32_t *X = coords, *Y = coords + dw;
-    const int bw0 = perspective_block_width(dw, dh);
+    for (int y = y0; y < y1; y++) {
+        perspective_row(job->m, y, dw, job->bw0, X, Y);
+        if (job->dst_u8) {
+            blend_row_u8(job->src, job->sw, job->sh, job->stride, job->cn, job->border, X, Y, dw,
+                         job->dst_u8 + (size_t)y * (size_t)dw * 3);
 #if defined(CK_WARP_X86)
-    // The gathers take 32-bit offsets: images up to 2 GB.
-    const int gathers = ck_active_isa() == CK_ISA_AVX512 && (size_t)sh * stride < ((size_t)1 << 31);
-#endif
-    for (int y = 0; y < dh; y++) {
-        perspective_row(m, y, dw, bw0, X, Y);
-        if (dst_u8) {
-            blend_row_u8(src, sw, sh, stride, cn, border, X, Y, dw,
-                         dst_u8 + (size_t)y * (size_t)dw * 3);
-#if defined(CK_WARP_X86)
-        } else if (gathers) {
-            blend_row_f32_avx512(src, sw, sh, stride, cn, border, X, Y, dw, scale, offset, row,
-                                 dst_f32 + (size_t)y * (size_t)dw * 3);
+        } else if (job->gathers) {
+            blend_row_f32_avx512(job->src, job->sw, job->sh, job->stride, job->cn, job->border, X, Y, dw,
+                                 job->scale, job->offset, row, job->dst_f32 + (size_t)y * (size_t)dw * 3);
 #endif
         } else {
-            blend_row_u8(src, sw, sh, stride, cn, border, X, Y, dw, row);
-            convert_row(row, dw * 3, scale, offset, dst_f32 + (size_t)y * (size_t)dw * 3);
+            blend_row_u8(job->src, job->sw, job->sh, job->stride, job->cn, job->border, X, Y, dw, row);
+            convert_row(row, dw * 3, job->scale, job->offset, job->dst_f32 + (size_t)y * (size_t)dw * 3);
         }
     }
-    if (!on_stack) {
+}
+
+/// Rows [begin, end) on the running thread, with its buffers on the stack (the pool runs
+/// outputs at most CK_WARP_STACK_WIDTH wide only).
+static void warp_range(void *context, size_t begin, size_t end) {
+    int32_t coords[2 * CK_WARP_STACK_WIDTH];
+    uint8_t row[3 * CK_WARP_STACK_WIDTH];
+    warp_rows((const warp_job *)context, (int)begin, (int)end, coords, row);
+}
+
+static int warp_perspective(const uint8_t *src, int sw, int sh, size_t stride, int cn,
+                            const double *m, int border, uint8_t *dst_u8, float *dst_f32,
+                            float scale, float offset, int dw, int dh, ck_threadpool *pool) {
+    ensure_tables();
+    warp_job job = {.src = src, .sw = sw, .sh = sh, .cn = cn, .border = border, .dw = dw, .dh = dh,
+                    .bw0 = perspective_block_width(dw, dh), .stride = stride, .m = m,
+                    .dst_u8 = dst_u8, .dst_f32 = dst_f32, .scale = scale, .offset = offset};
+#if defined(CK_WARP_X86)
+    // The gathers take 32-bit offsets: images up to 2 GB.
+    job.gathers = ck_active_isa() == CK_ISA_AVX512 && (size_t)sh * stride < ((size_t)1 << 31);
+#endif
+    if (dw <= CK_WARP_STACK_WIDTH) {
+        // Each output value blends four source pixels: work as the other kernels count it.
+        ck_parallel_for(ck_pool_for_work(pool, (size_t)dw * (size_t)dh * 3 * 4), (size_t)dh, warp_range, &job);
+        return CK_WARP_OK;
+    }
+    int32_t *coords = (int32_t *)malloc(sizeof(int32_t) * 2 * (size_t)dw);
+    uint8_t *row = dst_f32 ? (uint8_t *)malloc((size_t)dw * 3) : NULL;
+    if (!coords || (dst_f32 && !row)) {
         free(coords);
         free(row);
+        return CK_WARP_BAD_ARGUMENT;
     }
+    warp_rows(&job, 0, dh, coords, row);
+    free(coords);
+    free(row);
     return CK_WARP_OK;
 }
 
@@ -475,21 +501,22 @@ int ck_warp_perspective_u8(const uint8_t *src, int src_width, int src_height,
         return CK_WARP_BAD_ARGUMENT;
     }
     return warp_perspective(src, src_width, src_height, src_row_bytes, src_channels,
-                            inverse_matrix, border_mode, dst, NULL, 0, 0, dst_width, dst_height);
+                            inverse_matrix, border_mode, dst, NULL, 0, 0, dst_width, dst_height, NULL);
 }
 
 int ck_warp_perspective_u8_to_f32(const uint8_t *src, int src_width, int src_height,
                                   size_t src_row_bytes, int src_channels,
                                   const double inverse_matrix[9], int border_mode,
                                   float scale, float offset,
-                                  float *dst, int dst_width, int dst_height) {
+                                  float *dst, int dst_width, int dst_height,
+                                  struct ck_threadpool *pool) {
     if (!check_u8_args(src, src_width, src_height, src_row_bytes, src_channels, inverse_matrix,
                        border_mode, dst, dst_width, dst_height)) {
         return CK_WARP_BAD_ARGUMENT;
     }
     return warp_perspective(src, src_width, src_height, src_row_bytes, src_channels,
                             inverse_matrix, border_mode, NULL, dst, scale, offset, dst_width,
-                            dst_height);
+                            dst_height, pool);
 }
 
 // ---------------------------------------------------------------------------------------

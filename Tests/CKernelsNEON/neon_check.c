@@ -350,7 +350,7 @@ static void check_image_to_tensor(void) {
                 use(pass == 0 ? g_simd : CK_ISA_PORTABLE);
                 out[pass] = output_buffer((size_t)dw * dh * 3);
                 ck_warp_perspective_u8_to_f32(src, sw, sh, (size_t)sw * 4, channels, m, border, 1.0f / 255.0f, 0.0f,
-                                              out[pass], dw, dh);
+                                              out[pass], dw, dh, NULL);
             }
             char what[64];
             snprintf(what, sizeof what, "warp perspective border %d channels %d", border, channels);

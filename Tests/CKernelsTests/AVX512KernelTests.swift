@@ -238,7 +238,7 @@ final class AVX512KernelTests: XCTestCase {
                     matrix.withUnsafeBufferPointer { m in
                         out.withUnsafeMutableBufferPointer { d in
                             ck_warp_perspective_u8_to_f32(s.baseAddress, Int32(sw), Int32(sh), stride, Int32(channels), m.baseAddress,
-                                                          Int32(border.rawValue), 2.0 / 255.0, -1, d.baseAddress, Int32(dw), Int32(dh))
+                                                          Int32(border.rawValue), 2.0 / 255.0, -1, d.baseAddress, Int32(dw), Int32(dh), nil)
                         }
                     }
                 }

@@ -127,7 +127,7 @@ final class ImageToTensorKernelTests: XCTestCase {
                     out.withUnsafeMutableBufferPointer { dst in
                         ck_warp_perspective_u8_to_f32(
                             src.baseAddress, 1, 1, 3, 3, m.baseAddress, Int32(CK_BORDER_ZERO.rawValue),
-                            scale, -1, dst.baseAddress, 1, 1)
+                            scale, -1, dst.baseAddress, 1, 1, nil)
                     }
                 }
             }
@@ -156,7 +156,7 @@ final class ImageToTensorKernelTests: XCTestCase {
                     out.withUnsafeMutableBufferPointer { d in
                         ck_warp_perspective_u8_to_f32(
                             s.baseAddress, Int32(w), Int32(h), w * 4, 4, m.baseAddress,
-                            Int32(border.rawValue), 1.0 / 255.0, 0, d.baseAddress, 97, 75)
+                            Int32(border.rawValue), 1.0 / 255.0, 0, d.baseAddress, 97, 75, nil)
                     }
                 }
             }
@@ -175,6 +175,53 @@ final class ImageToTensorKernelTests: XCTestCase {
         #else
         throw XCTSkip("x86-64 only")
         #endif
+    }
+
+    func testThreadsShareTheRowsBitForBit() {
+        var state: UInt32 = 777
+        func next() -> UInt32 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return state
+        }
+        let w = 161, h = 123
+        let src = (0..<(w * h * 4)).map { _ in UInt8(truncatingIfNeeded: next() >> 24) }
+        // Rotated, scaled and slightly perspective, reaching outside the image.
+        let matrix: [Double] = [0.62, -0.41, 40.3, 0.37, 0.58, -9.7, 0.0003, -0.0002, 1.02]
+        func run(channels: Int, border: ck_border_mode, size: (Int, Int), threads: Int) -> [Float] {
+            let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+            defer { ck_threadpool_destroy(pool) }
+            var out = [Float](repeating: .nan, count: size.0 * size.1 * 3)
+            let status = src.withUnsafeBufferPointer { s in
+                matrix.withUnsafeBufferPointer { m in
+                    out.withUnsafeMutableBufferPointer { d in
+                        ck_warp_perspective_u8_to_f32(
+                            s.baseAddress, Int32(w), Int32(h), w * channels, Int32(channels), m.baseAddress,
+                            Int32(border.rawValue), 2.0 / 255.0, -1, d.baseAddress, Int32(size.0), Int32(size.1), pool)
+                    }
+                }
+            }
+            XCTAssertEqual(status, Int32(CK_WARP_OK))
+            return out
+        }
+        // Model inputs (split over the threads), a small output (below the work worth sharing)
+        // and one wider than the rows kept on the stack (on the calling thread alone).
+        let sizes = [(224, 224), (256, 256), (97, 75), (3, 2), (1100, 3)]
+        for isa in [CK_ISA_PORTABLE] + Self.simdLevels {
+            XCTAssertEqual(ck_set_isa(isa), 1)
+            for channels in [3, 4] {
+                for border in [CK_BORDER_ZERO, CK_BORDER_REPLICATE] {
+                    for size in sizes {
+                        let alone = run(channels: channels, border: border, size: size, threads: 1)
+                        XCTAssertFalse(alone.contains { $0.isNaN }, "every value written")
+                        for threads in [2, 3] {
+                            XCTAssertEqual(run(channels: channels, border: border, size: size, threads: threads).map(\.bitPattern),
+                                           alone.map(\.bitPattern),
+                                           "isa \(isa), \(channels) channels, border \(border), \(size), \(threads) threads")
+                        }
+                    }
+                }
+            }
+        }
     }
 
     func testBadArgumentsAreRefused() {

@@ -51,13 +51,19 @@ int ck_warp_perspective_u8(const uint8_t *src, int src_width, int src_height,
                            const double inverse_matrix[9], int border_mode,
                            uint8_t *dst, int dst_width, int dst_height);
 
+struct ck_threadpool;
+
 /// The same warp followed by MediaPipe's range conversion: every output value is
-/// fmaf(pixel, scale, offset), written as a packed float32 HWC tensor with 3 channels.
+/// fmaf(pixel, scale, offset), written as a packed float32 HWC tensor with 3 channels. With
+/// `pool` (NULL: the calling thread alone) the pool's threads share the output rows (outputs
+/// at most 1024 wide), each writing the rows the model's first layer then reads on that
+/// thread; every row is computed the same way on any thread.
 int ck_warp_perspective_u8_to_f32(const uint8_t *src, int src_width, int src_height,
                                   size_t src_row_bytes, int src_channels,
                                   const double inverse_matrix[9], int border_mode,
                                   float scale, float offset,
-                                  float *dst, int dst_width, int dst_height);
+                                  float *dst, int dst_width, int dst_height,
+                                  struct ck_threadpool *pool);
 
 /// Warps a single-channel float image exactly as OpenCV's classic cv::warpAffine with
 /// INTER_LINEAR | WARP_INVERSE_MAP: `matrix` (row-major 2x3) maps a destination pixel (x, y)

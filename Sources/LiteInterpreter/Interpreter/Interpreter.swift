@@ -86,6 +86,9 @@ public final class Interpreter {
         try self.init(model: Model(contentsOf: URL(fileURLWithPath: modelPath)), options: options)
     }
 
+    /// The threads the interpreter runs on, which the work that fills its inputs can share.
+    package var workerPool: WorkerPool { pool }
+
     /// The number of model inputs.
     public var inputTensorCount: Int { model.inputs.count }
     /// The number of model outputs.

@@ -5,7 +5,9 @@ import CKernels
 /// pool: its workers then stay warm from one model to the next, instead of each interpreter's
 /// idle workers spinning beside the active ones on the same cores.
 package final class WorkerPool {
-    let handle: OpaquePointer?
+    /// The `ck_threadpool` (nil for one thread), for kernels outside an interpreter that share
+    /// its threads (the image-to-tensor warp into a model's input).
+    package let handle: OpaquePointer?
     /// Threads that work on each operator (the calling thread included).
     package let threadCount: Int
 

@@ -105,7 +105,7 @@ package final class SSDDetector {
     package func detect(_ image: ImagePixels, region: NormalizedRect?) throws -> [Detection] {
         let transform = try interpreter.withUnsafeMutableInputBuffer(at: 0) { input in
             try ImageToTensor.convert(
-                image, region: region, options: configuration.imageToTensor, into: input)
+                image, region: region, options: configuration.imageToTensor, into: input, pool: interpreter.workerPool)
         }
         try interpreter.invoke()
         let decoded = try interpreter.withUnsafeOutputBuffer(at: boxesOutput) { boxes in

@@ -66,7 +66,7 @@ final class HandLandmarksDetector {
     /// `minHandPresenceConfidence` (MediaPipe's ThresholdingCalculator, compared in double).
     func detect(_ image: ImagePixels, region: NormalizedRect) throws -> Hand? {
         try interpreter.withUnsafeMutableInputBuffer(at: 0) { input in
-            _ = try ImageToTensor.convert(image, region: region, options: tensorOptions, into: input)
+            _ = try ImageToTensor.convert(image, region: region, options: tensorOptions, into: input, pool: interpreter.workerPool)
         }
         try interpreter.invoke()
         let presence = try interpreter.withUnsafeOutputBuffer(at: 1) { $0[0] }

@@ -89,7 +89,7 @@ final class PoseLandmarksDetector {
             region.width.isFinite, region.height.isFinite, region.rotation.isFinite
         else { return nil }
         let transform = try interpreter.withUnsafeMutableInputBuffer(at: 0) { input in
-            try ImageToTensor.convert(image, region: region, options: tensorOptions, into: input)
+            try ImageToTensor.convert(image, region: region, options: tensorOptions, into: input, pool: interpreter.workerPool)
         }
         try interpreter.invoke()
 

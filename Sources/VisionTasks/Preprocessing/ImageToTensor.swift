@@ -21,25 +21,28 @@ package struct ImageToTensorTransform: Sendable, Hashable {
 /// pixels (C kernel), then `fma(pixel, scale, offset)` into the output range.
 package enum ImageToTensor {
     /// Crops `region` (nil: the whole image) of `image` into `output`, which must hold
-    /// outputWidth × outputHeight × 3 floats.
+    /// outputWidth × outputHeight × 3 floats. `pool`: threads that share the output's rows (the
+    /// interpreter's whose input `output` is, so that each thread writes the rows the model's
+    /// first layer reads on it); nil: the calling thread alone. The result is the same either way.
     @discardableResult
     package static func convert(
         _ image: ImagePixels, region: NormalizedRect?, options: ImageToTensorOptions,
-        into output: UnsafeMutableBufferPointer<Float>
+        into output: UnsafeMutableBufferPointer<Float>, pool: WorkerPool? = nil
     ) throws -> ImageToTensorTransform {
         try StageStopwatch.time(.imageToTensor) {
             let transform = try transform(
                 imageWidth: image.width, imageHeight: image.height, region: region, options: options)
-            try warp(image, roi: transform.roi, options: options, into: output)
+            try warp(image, roi: transform.roi, options: options, into: output, pool: pool)
             return transform
         }
     }
 
     /// Warps the pixel region `roi` (already padded, as in `ImageToTensorTransform.roi`) into
-    /// `output` with the options' size, border and range; no letterbox padding is added here.
+    /// `output` with the options' size, border and range, on `pool`'s threads (nil: the calling
+    /// thread); no letterbox padding is added here.
     package static func warp(
         _ image: ImagePixels, roi: RotatedRect, options: ImageToTensorOptions,
-        into output: UnsafeMutableBufferPointer<Float>
+        into output: UnsafeMutableBufferPointer<Float>, pool: WorkerPool? = nil
     ) throws {
         let w = options.outputWidth, h = options.outputHeight
         guard w > 0, h > 0, w <= 32767, h <= 32767 else {
@@ -72,7 +75,7 @@ package enum ImageToTensor {
             return ck_warp_perspective_u8_to_f32(
                 base.assumingMemoryBound(to: UInt8.self), Int32(image.width), Int32(image.height),
                 image.bytesPerRow, Int32(image.channels), inverse, border, scale, offset,
-                outBase, Int32(w), Int32(h))
+                outBase, Int32(w), Int32(h), pool?.handle)
         }
         guard status == Int32(CK_WARP_OK) else {
             throw TasksError.internalError("Image-to-tensor warp rejected its arguments (code \(status)).")
