@@ -534,9 +534,70 @@ static inline int round_to_int(double v) {
 
 static inline int wrapping_add(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 
+/// One affine warp's arguments and its per-column offsets, for its rows on any thread.
+typedef struct affine_job {
+    const float *src;
+    int sw, sh, border_mode, dw;
+    unsigned width1, height1;
+    size_t stride;
+    const double *matrix;
+    float border_value;
+    float *dst;
+    const int *adelta, *bdelta;
+} affine_job;
+
+/// Output rows [begin, end).
+static void affine_rows(void *context, size_t begin, size_t end) {
+    const affine_job *job = (const affine_job *)context;
+    const double ab_scale = (double)(1 << kAffineBits);
+    const int round_delta = (1 << kAffineBits) / kInterTabSize / 2;
+    const int sw = job->sw, sh = job->sh, dw = job->dw, border_mode = job->border_mode;
+    const size_t stride = job->stride;
+    const float *src = job->src;
+    const double *matrix = job->matrix;
+    for (int y = (int)begin; y < (int)end; y++) {
+        const int X0 = wrapping_add(round_to_int((matrix[1] * y + matrix[2]) * ab_scale), round_delta);
+        const int Y0 = wrapping_add(round_to_int((matrix[4] * y + matrix[5]) * ab_scale), round_delta);
+        float *out = job->dst + (size_t)y * (size_t)dw;
+        for (int x = 0; x < dw; x++) {
+            const int X = wrapping_add(X0, job->adelta[x]) >> (kAffineBits - kInterBits);
+            const int Y = wrapping_add(Y0, job->bdelta[x]) >> (kAffineBits - kInterBits);
+            const int sx = saturate_short_int(X >> kInterBits);
+            const int sy = saturate_short_int(Y >> kInterBits);
+            const float *w = g_weights_f32[((Y & (kInterTabSize - 1)) << kInterBits) +
+                                           (X & (kInterTabSize - 1))];
+            if ((unsigned)sx < job->width1 && (unsigned)sy < job->height1) {
+                const float *p = src + (size_t)sy * stride + (size_t)sx;
+                out[x] = p[0] * w[0] + p[1] * w[1] + p[stride] * w[2] + p[stride + 1] * w[3];
+                continue;
+            }
+            if (border_mode == CK_BORDER_ZERO &&
+                (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0)) {
+                out[x] = job->border_value;
+                continue;
+            }
+            float v[4];
+            for (int k = 0; k < 4; k++) {
+                int xx = sx + (k & 1), yy = sy + (k >> 1);
+                if (border_mode == CK_BORDER_REPLICATE) {
+                    xx = xx < 0 ? 0 : (xx >= sw ? sw - 1 : xx);
+                    yy = yy < 0 ? 0 : (yy >= sh ? sh - 1 : yy);
+                    v[k] = src[(size_t)yy * stride + (size_t)xx];
+                } else {
+                    v[k] = (xx >= 0 && xx < sw && yy >= 0 && yy < sh)
+                               ? src[(size_t)yy * stride + (size_t)xx]
+                               : job->border_value;
+                }
+            }
+            out[x] = v[0] * w[0] + v[1] * w[1] + v[2] * w[2] + v[3] * w[3];
+        }
+    }
+}
+
 int ck_warp_affine_f32c1(const float *src, int src_width, int src_height,
                          size_t src_row_floats, const double matrix[6], int border_mode,
-                         float border_value, float *dst, int dst_width, int dst_height) {
+                         float border_value, float *dst, int dst_width, int dst_height,
+                         struct ck_threadpool *pool) {
     if (!src || !matrix || !dst || src_width <= 0 || src_height <= 0 || dst_width <= 0 ||
         dst_height <= 0 || src_width > 32767 || src_height > 32767 || dst_width > 32767 ||
         dst_height > 32767 || src_row_floats < (size_t)src_width ||
@@ -550,52 +611,19 @@ int ck_warp_affine_f32c1(const float *src, int src_width, int src_height,
     if (!delta) return CK_WARP_BAD_ARGUMENT;
     int *adelta = delta, *bdelta = delta + dst_width;
     const double ab_scale = (double)(1 << kAffineBits);
-    const int round_delta = (1 << kAffineBits) / kInterTabSize / 2;
     for (int x = 0; x < dst_width; x++) {
         adelta[x] = round_to_int(matrix[0] * x * ab_scale);
         bdelta[x] = round_to_int(matrix[3] * x * ab_scale);
     }
-    const int sw = src_width, sh = src_height;
-    const unsigned width1 = (unsigned)(sw > 1 ? sw - 1 : 0);
-    const unsigned height1 = (unsigned)(sh > 1 ? sh - 1 : 0);
-    const size_t stride = src_row_floats;
-    for (int y = 0; y < dst_height; y++) {
-        const int X0 = wrapping_add(round_to_int((matrix[1] * y + matrix[2]) * ab_scale), round_delta);
-        const int Y0 = wrapping_add(round_to_int((matrix[4] * y + matrix[5]) * ab_scale), round_delta);
-        float *out = dst + (size_t)y * (size_t)dst_width;
-        for (int x = 0; x < dst_width; x++) {
-            const int X = wrapping_add(X0, adelta[x]) >> (kAffineBits - kInterBits);
-            const int Y = wrapping_add(Y0, bdelta[x]) >> (kAffineBits - kInterBits);
-            const int sx = saturate_short_int(X >> kInterBits);
-            const int sy = saturate_short_int(Y >> kInterBits);
-            const float *w = g_weights_f32[((Y & (kInterTabSize - 1)) << kInterBits) +
-                                           (X & (kInterTabSize - 1))];
-            if ((unsigned)sx < width1 && (unsigned)sy < height1) {
-                const float *p = src + (size_t)sy * stride + (size_t)sx;
-                out[x] = p[0] * w[0] + p[1] * w[1] + p[stride] * w[2] + p[stride + 1] * w[3];
-                continue;
-            }
-            if (border_mode == CK_BORDER_ZERO &&
-                (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0)) {
-                out[x] = border_value;
-                continue;
-            }
-            float v[4];
-            for (int k = 0; k < 4; k++) {
-                int xx = sx + (k & 1), yy = sy + (k >> 1);
-                if (border_mode == CK_BORDER_REPLICATE) {
-                    xx = xx < 0 ? 0 : (xx >= sw ? sw - 1 : xx);
-                    yy = yy < 0 ? 0 : (yy >= sh ? sh - 1 : yy);
-                    v[k] = src[(size_t)yy * stride + (size_t)xx];
-                } else {
-                    v[k] = (xx >= 0 && xx < sw && yy >= 0 && yy < sh)
-                               ? src[(size_t)yy * stride + (size_t)xx]
-                               : border_value;
-                }
-            }
-            out[x] = v[0] * w[0] + v[1] * w[1] + v[2] * w[2] + v[3] * w[3];
-        }
-    }
+    const affine_job job = {.src = src, .sw = src_width, .sh = src_height, .border_mode = border_mode,
+                            .dw = dst_width, .width1 = (unsigned)(src_width > 1 ? src_width - 1 : 0),
+                            .height1 = (unsigned)(src_height > 1 ? src_height - 1 : 0),
+                            .stride = src_row_floats, .matrix = matrix, .border_value = border_value,
+                            .dst = dst, .adelta = adelta, .bdelta = bdelta};
+    // The threads read the offsets on this stack while the caller waits for them. Each output
+    // blends four source values: work as the other kernels count it.
+    ck_threadpool *threads = on_stack ? ck_pool_for_work(pool, (size_t)dst_width * (size_t)dst_height * 4) : NULL;
+    ck_parallel_for(threads, (size_t)dst_height, affine_rows, (void *)&job);
     if (!on_stack) free(delta);
     return CK_WARP_OK;
 }

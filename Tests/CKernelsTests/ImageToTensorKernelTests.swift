@@ -224,6 +224,46 @@ final class ImageToTensorKernelTests: XCTestCase {
         }
     }
 
+    func testThreadsShareTheAffineWarpsRowsBitForBit() {
+        var state: UInt32 = 4242
+        func next() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(state >> 8) / Float(1 << 24)
+        }
+        let w = 256, h = 256
+        let src = (0..<(w * h)).map { _ in next() }
+        // A rotated, scaled crop back onto a larger image (as a segmentation mask goes back).
+        let matrix: [Double] = [0.21, 0.09, -30.5, -0.08, 0.22, 12.25]
+        func run(border: ck_border_mode, size: (Int, Int), threads: Int) -> [Float] {
+            let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+            defer { ck_threadpool_destroy(pool) }
+            var out = [Float](repeating: .nan, count: size.0 * size.1)
+            let status = src.withUnsafeBufferPointer { s in
+                matrix.withUnsafeBufferPointer { m in
+                    out.withUnsafeMutableBufferPointer { d in
+                        ck_warp_affine_f32c1(s.baseAddress, Int32(w), Int32(h), w, m.baseAddress, Int32(border.rawValue), 0.25,
+                                             d.baseAddress, Int32(size.0), Int32(size.1), pool)
+                    }
+                }
+            }
+            XCTAssertEqual(status, Int32(CK_WARP_OK))
+            return out
+        }
+        // Image sizes (split over the threads), a small one (below the work worth sharing) and
+        // one wider than the offsets kept on the stack (on the calling thread alone).
+        for size in [(1280, 720), (640, 480), (5, 3), (2100, 40)] {
+            for border in [CK_BORDER_ZERO, CK_BORDER_REPLICATE] {
+                let alone = run(border: border, size: size, threads: 1)
+                XCTAssertFalse(alone.contains { $0.isNaN }, "every value written")
+                if size.0 * size.1 > 1000 { XCTAssertGreaterThan(Set(alone).count, 10, "\(size): a real warp, not a constant") }
+                for threads in [2, 3] {
+                    XCTAssertEqual(run(border: border, size: size, threads: threads).map(\.bitPattern), alone.map(\.bitPattern),
+                                   "border \(border), \(size), \(threads) threads")
+                }
+            }
+        }
+    }
+
     func testBadArgumentsAreRefused() {
         let src = [UInt8](repeating: 0, count: 12)
         let m: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
@@ -248,7 +288,7 @@ final class ImageToTensorKernelTests: XCTestCase {
         XCTAssertEqual(call(width: 2, height: 2, stride: 6, channels: 3, border: 0, ow: 0), bad)
         XCTAssertEqual(
             ck_warp_perspective_u8(nil, 2, 2, 6, 3, nil, 0, nil, 1, 1), bad)
-        XCTAssertEqual(ck_warp_affine_f32c1(nil, 1, 1, 1, nil, 0, 0, nil, 1, 1), bad)
+        XCTAssertEqual(ck_warp_affine_f32c1(nil, 1, 1, 1, nil, 0, 0, nil, 1, 1, nil), bad)
     }
 
     func testAffineFloatWarpBlendsWithFloatWeights() {
@@ -261,7 +301,7 @@ final class ImageToTensorKernelTests: XCTestCase {
                 out.withUnsafeMutableBufferPointer { d in
                     ck_warp_affine_f32c1(
                         s.baseAddress, 2, 2, 2, mp.baseAddress, Int32(CK_BORDER_ZERO.rawValue), 0,
-                        d.baseAddress, 2, 1)
+                        d.baseAddress, 2, 1, nil)
                 }
             }
         }

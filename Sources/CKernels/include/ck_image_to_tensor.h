@@ -68,10 +68,13 @@ int ck_warp_perspective_u8_to_f32(const uint8_t *src, int src_width, int src_hei
 /// Warps a single-channel float image exactly as OpenCV's classic cv::warpAffine with
 /// INTER_LINEAR | WARP_INVERSE_MAP: `matrix` (row-major 2x3) maps a destination pixel (x, y)
 /// to source coordinates. Outside pixels read as `border_value` (CK_BORDER_ZERO) or the edge
-/// (CK_BORDER_REPLICATE). src_row_floats and the packed dst are in floats.
+/// (CK_BORDER_REPLICATE). src_row_floats and the packed dst are in floats. With `pool` (NULL:
+/// the calling thread alone) the pool's threads share the output rows (outputs at most 2048
+/// wide); every row is computed the same way on any thread.
 int ck_warp_affine_f32c1(const float *src, int src_width, int src_height,
                          size_t src_row_floats, const double matrix[6], int border_mode,
-                         float border_value, float *dst, int dst_width, int dst_height);
+                         float border_value, float *dst, int dst_width, int dst_height,
+                         struct ck_threadpool *pool);
 
 /// The 15-bit bilinear weight table OpenCV builds for INTER_LINEAR: entry a (0..1023, with
 /// a = 32 * fy + fx for fractions fx, fy in 1/32) holds 4 weights for the neighbours

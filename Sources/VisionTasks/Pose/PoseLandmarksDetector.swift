@@ -157,7 +157,7 @@ final class PoseLandmarksDetector {
         }
         let values = try SegmentationMaskWarp.warp(
             mask: probabilities, maskWidth: w, maskHeight: h, crop: transform.matrix,
-            imageWidth: transform.imageWidth, imageHeight: transform.imageHeight)
+            imageWidth: transform.imageWidth, imageHeight: transform.imageHeight, pool: interpreter.workerPool)
         return try MPMask(float32Data: values, width: transform.imageWidth, height: transform.imageHeight)
     }
 }

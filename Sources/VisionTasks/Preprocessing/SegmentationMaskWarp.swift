@@ -1,5 +1,6 @@
 import CKernels
 import Foundation
+import LiteInterpreter
 
 /// The pose landmarker's segmentation mask path on the CPU (pose_landmarks_detector_graph.cc):
 /// TensorsToSegmentationCalculator applies a sigmoid to the model's 256×256 logits, then
@@ -45,10 +46,11 @@ package enum SegmentationMaskWarp {
     }
 
     /// Warps a mask (probabilities) of maskWidth × maskHeight onto an image of
-    /// imageWidth × imageHeight; outside the crop the mask is 0.
+    /// imageWidth × imageHeight; outside the crop the mask is 0. `pool`: threads that share the
+    /// image's rows (nil: the calling thread alone); the result is the same either way.
     package static func warp(
         mask: [Float], maskWidth: Int, maskHeight: Int, crop matrix: ProjectionMatrix,
-        imageWidth: Int, imageHeight: Int
+        imageWidth: Int, imageHeight: Int, pool: WorkerPool? = nil
     ) throws -> [Float] {
         guard maskWidth > 0, maskHeight > 0, mask.count == maskWidth * maskHeight else {
             throw TasksError.invalidArgument(
@@ -71,7 +73,7 @@ package enum SegmentationMaskWarp {
                     ck_warp_affine_f32c1(
                         src.baseAddress, Int32(maskWidth), Int32(maskHeight), maskWidth,
                         mp.baseAddress, Int32(CK_BORDER_ZERO.rawValue), 0, dst.baseAddress,
-                        Int32(imageWidth), Int32(imageHeight))
+                        Int32(imageWidth), Int32(imageHeight), pool?.handle)
                 }
             }
         }
