@@ -136,31 +136,44 @@ final class ImageToTensorKernelTests: XCTestCase {
         }
     }
 
+    /// `count` pseudo-random bytes (a linear congruential generator from `seed`).
+    private func randomBytes(_ count: Int, seed: UInt32) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+    }
+
+    /// `ck_warp_perspective_u8_to_f32` of a packed `channels`-channel image into a new
+    /// outWidth x outHeight x 3 tensor (NaN where nothing was written), and its status.
+    private func warpToFloat(_ src: [UInt8], width: Int, height: Int, channels: Int, matrix: [Double],
+                             border: ck_border_mode, scale: Float, offset: Float, outWidth: Int, outHeight: Int,
+                             pool: OpaquePointer? = nil) -> (values: [Float], status: Int32) {
+        var out = [Float](repeating: .nan, count: outWidth * outHeight * 3)
+        let status = src.withUnsafeBufferPointer { s in
+            matrix.withUnsafeBufferPointer { m in
+                out.withUnsafeMutableBufferPointer { d in
+                    ck_warp_perspective_u8_to_f32(
+                        s.baseAddress, Int32(width), Int32(height), width * channels, Int32(channels), m.baseAddress,
+                        Int32(border.rawValue), scale, offset, d.baseAddress, Int32(outWidth), Int32(outHeight), pool)
+                }
+            }
+        }
+        return (out, status)
+    }
+
     func testAVX2AndPortableAgree() throws {
         #if arch(x86_64)
         guard ck_isa_has_avx2(ck_detected_isa()) != 0 else { throw XCTSkip("CPU has no AVX2/FMA") }
-        var state: UInt32 = 12345
-        func next() -> UInt32 {
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return state
-        }
         let w = 53, h = 41
-        let src = (0..<(w * h * 4)).map { _ in UInt8(truncatingIfNeeded: next() >> 24) }
+        let src = randomBytes(w * h * 4, seed: 12345)
         // A rotated, scaled, slightly perspective map reaching outside the image.
         let matrix: [Double] = [0.31, -0.27, 12.3, 0.22, 0.35, -4.7, 0.0004, -0.0002, 1.01]
         func run(_ isa: ck_isa, _ border: ck_border_mode) -> [Float] {
             XCTAssertEqual(ck_set_isa(isa), 1)
-            var out = [Float](repeating: 0, count: 97 * 75 * 3)
-            _ = src.withUnsafeBufferPointer { s in
-                matrix.withUnsafeBufferPointer { m in
-                    out.withUnsafeMutableBufferPointer { d in
-                        ck_warp_perspective_u8_to_f32(
-                            s.baseAddress, Int32(w), Int32(h), w * 4, 4, m.baseAddress,
-                            Int32(border.rawValue), 1.0 / 255.0, 0, d.baseAddress, 97, 75, nil)
-                    }
-                }
-            }
-            return out
+            return warpToFloat(src, width: w, height: h, channels: 4, matrix: matrix, border: border, scale: 1.0 / 255.0,
+                               offset: 0, outWidth: 97, outHeight: 75).values
         }
         for border in [CK_BORDER_ZERO, CK_BORDER_REPLICATE] {
             let portable = run(CK_ISA_PORTABLE, border)
@@ -178,28 +191,15 @@ final class ImageToTensorKernelTests: XCTestCase {
     }
 
     func testThreadsShareTheRowsBitForBit() {
-        var state: UInt32 = 777
-        func next() -> UInt32 {
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return state
-        }
         let w = 161, h = 123
-        let src = (0..<(w * h * 4)).map { _ in UInt8(truncatingIfNeeded: next() >> 24) }
+        let src = randomBytes(w * h * 4, seed: 777)
         // Rotated, scaled and slightly perspective, reaching outside the image.
         let matrix: [Double] = [0.62, -0.41, 40.3, 0.37, 0.58, -9.7, 0.0003, -0.0002, 1.02]
         func run(channels: Int, border: ck_border_mode, size: (Int, Int), threads: Int) -> [Float] {
             let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
             defer { ck_threadpool_destroy(pool) }
-            var out = [Float](repeating: .nan, count: size.0 * size.1 * 3)
-            let status = src.withUnsafeBufferPointer { s in
-                matrix.withUnsafeBufferPointer { m in
-                    out.withUnsafeMutableBufferPointer { d in
-                        ck_warp_perspective_u8_to_f32(
-                            s.baseAddress, Int32(w), Int32(h), w * channels, Int32(channels), m.baseAddress,
-                            Int32(border.rawValue), 2.0 / 255.0, -1, d.baseAddress, Int32(size.0), Int32(size.1), pool)
-                    }
-                }
-            }
+            let (out, status) = warpToFloat(src, width: w, height: h, channels: channels, matrix: matrix, border: border,
+                                            scale: 2.0 / 255.0, offset: -1, outWidth: size.0, outHeight: size.1, pool: pool)
             XCTAssertEqual(status, Int32(CK_WARP_OK))
             return out
         }

@@ -6,7 +6,7 @@ import CKernels
 /// idle workers spinning beside the active ones on the same cores.
 package final class WorkerPool {
     /// The `ck_threadpool` (nil for one thread), for kernels outside an interpreter that share
-    /// its threads (the image-to-tensor warp into a model's input).
+    /// its threads (the warps into a model's input and of the pose masks onto the image).
     package let handle: OpaquePointer?
     /// Threads that work on each operator (the calling thread included).
     package let threadCount: Int
