@@ -145,11 +145,11 @@ static void fuzz_planes(input *in) {
         else ck_jpeg_ycbcr_to_rgb_row(rows[0], rows[1], rows[2], width, line);
     }
 
-    if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, a) == 0) {
+    if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, a, NULL) == 0) {
         same(expected, a, outSize, "ck_jpeg_planes_to_rgb (against the row kernels)", CK_ISA_PORTABLE);
         for (size_t l = 0; l < SIMD_LEVEL_COUNT; l++) {
             if (!ck_set_isa(simd_levels[l])) continue;
-            if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, b) == 0) {
+            if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, b, NULL) == 0) {
                 same(a, b, outSize, "ck_jpeg_planes_to_rgb", simd_levels[l]);
             }
         }

@@ -1,20 +1,21 @@
 // JPEG sample reconstruction (see ck_jpeg.h for the arithmetic and why it is this one).
 //
 // Each kernel body is written once as an always-inline function and instantiated twice: for
-// the portable target and under __attribute__((target("avx2,fma"))), where the compiler
+// the portable target and under CK_AVX2 (target "avx2,fma,f16c"), where the compiler
 // vectorises the 8-lane loops with 256-bit integer instructions. ck_active_isa() picks one.
 // The inverse DCT has an explicit AVX2 version (the same wrapping 32-bit arithmetic on 8
 // lanes, with two 8x8 transposes): the compiler's vectorisation of the portable body kept its
 // transposes and byte stores scalar.
 #include "ck_jpeg.h"
 #include "CKernels.h"
+#include "nn/ck_internal.h" // ck_parallel_for, ck_pool_for_work
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
-#define CK_JPEG_X86 1
-#define CK_AVX2 __attribute__((target("avx2,fma")))
+#define CK_JPEG_X86 1 // CK_AVX2 (ck_internal.h) compiles the AVX2 versions
 #endif
 
 #define CK_INLINE static inline __attribute__((always_inline))
@@ -416,18 +417,57 @@ void ck_jpeg_interleave_rgb_row(const uint8_t *r, const uint8_t *g, const uint8_
     }
 }
 
-int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t width, size_t height,
-                          uint8_t *rgb) {
+/// One reconstruction's arguments for its rows on any thread (ck_jpeg_idct_rows).
+typedef struct idct_job {
+    const int16_t *const *rows;
+    size_t blocks_wide;
+    const uint16_t *quant;
+    uint8_t *out;
+    ptrdiff_t stride;
+} idct_job;
+
+static void idct_range(void *context, size_t begin, size_t end) {
+    const idct_job *job = (const idct_job *)context;
+    for (size_t r = begin; r < end; r++) {
+        ck_jpeg_idct_blocks(job->rows[r], job->blocks_wide, job->quant, job->out + (ptrdiff_t)r * 8 * job->stride,
+                            job->stride);
+    }
+}
+
+void ck_jpeg_idct_rows(const int16_t *const *rows, size_t row_count, size_t blocks_wide,
+                       const uint16_t quant[64], uint8_t *out, ptrdiff_t stride,
+                       struct ck_threadpool *pool) {
+    idct_job job = {.rows = rows, .blocks_wide = blocks_wide, .quant = quant, .out = out, .stride = stride};
+    // A block's inverse DCT is two passes of 8 one-dimensional transforms over 64 values: about
+    // 16 operations a sample, counted as the other kernels count work.
+    ck_parallel_for(ck_pool_for_work(pool, row_count * blocks_wide * 64 * 16), row_count, idct_range, &job);
+}
+
+/// One conversion's arguments for its rows on any thread (ck_jpeg_planes_to_rgb).
+typedef struct rgb_job {
+    const ck_jpeg_plane *planes;
+    int is_rgb;
+    size_t width;
+    uint8_t *rgb;
+    _Atomic int failed;
+} rgb_job;
+
+/// Output rows [begin, end), with row buffers of their own for the subsampled components.
+static void rgb_range(void *context, size_t begin, size_t end) {
+    rgb_job *job = (rgb_job *)context;
+    const ck_jpeg_plane *planes = job->planes;
     uint8_t *scratch[3] = {NULL, NULL, NULL};
     for (int c = 0; c < 3; c++) {
         if (planes[c].h == 1 && planes[c].v == 1) continue; // rows are read in place
         scratch[c] = (uint8_t *)malloc(planes[c].low_width * (size_t)planes[c].h + 8);
         if (scratch[c] == NULL) {
             for (int i = 0; i < 3; i++) free(scratch[i]);
-            return 1;
+            atomic_store(&job->failed, 1);
+            return;
         }
     }
-    for (size_t y = 0; y < height; y++) {
+    const size_t width = job->width;
+    for (size_t y = begin; y < end; y++) {
         const uint8_t *row[3];
         for (int c = 0; c < 3; c++) {
             const ck_jpeg_plane *pl = &planes[c];
@@ -448,14 +488,22 @@ int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t widt
                 row[c] = scratch[c];
             }
         }
-        if (is_rgb) {
-            ck_jpeg_interleave_rgb_row(row[0], row[1], row[2], width, rgb + y * width * 3);
+        if (job->is_rgb) {
+            ck_jpeg_interleave_rgb_row(row[0], row[1], row[2], width, job->rgb + y * width * 3);
         } else {
-            ck_jpeg_ycbcr_to_rgb_row(row[0], row[1], row[2], width, rgb + y * width * 3);
+            ck_jpeg_ycbcr_to_rgb_row(row[0], row[1], row[2], width, job->rgb + y * width * 3);
         }
     }
     for (int c = 0; c < 3; c++) free(scratch[c]);
-    return 0;
+}
+
+int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t width, size_t height,
+                          uint8_t *rgb, struct ck_threadpool *pool) {
+    rgb_job job = {.planes = planes, .is_rgb = is_rgb, .width = width, .rgb = rgb};
+    atomic_init(&job.failed, 0);
+    // Upsampling and the colour conversion take about 8 operations an output byte.
+    ck_parallel_for(ck_pool_for_work(pool, width * height * 3 * 8), height, rgb_range, &job);
+    return atomic_load(&job.failed) ? 1 : 0;
 }
 
 // x * k / 255 with rounding, as t = x*k + 128; (t + (t >> 8)) >> 8.

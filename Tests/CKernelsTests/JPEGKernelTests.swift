@@ -35,6 +35,42 @@ final class JPEGKernelTests: XCTestCase {
         }
     }
 
+    /// A whole component through ck_jpeg_idct_rows, on the calling thread and shared over 2 and
+    /// 3 threads, against ck_jpeg_idct_blocks block row by block row, at every level: a
+    /// component large enough to be shared, and one too small to be.
+    func testComponentReconstructionEqualsTheBlockRowsOnAnyThreads() throws {
+        var g = SeededGenerator(seed: 702)
+        for (blocksWide, blocksHigh) in [(41, 37), (3, 2)] {
+            let stride = 8 * blocksWide + 5
+            let coefficients = (0..<(blocksHigh * blocksWide * 64)).map { _ in
+                Int.random(in: 0..<3, using: &g) == 0 ? Int16.random(in: -600...600, using: &g) : 0
+            }
+            let quant = (0..<64).map { _ in UInt16.random(in: 1...60, using: &g) }
+            for isa in [CK_ISA_PORTABLE, ck_detected_isa()] {
+                XCTAssertEqual(ck_set_isa(isa), 1)
+                var expected = [UInt8](repeating: 0xAA, count: 8 * blocksHigh * stride)
+                coefficients.withUnsafeBufferPointer { c in
+                    expected.withUnsafeMutableBufferPointer { out in
+                        for row in 0..<blocksHigh {
+                            ck_jpeg_idct_blocks(c.baseAddress! + row * blocksWide * 64, blocksWide, quant,
+                                                out.baseAddress! + row * 8 * stride, stride)
+                        }
+                    }
+                }
+                for threads in [1, 2, 3] {
+                    let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+                    defer { ck_threadpool_destroy(pool) }
+                    var actual = [UInt8](repeating: 0xAA, count: 8 * blocksHigh * stride)
+                    coefficients.withUnsafeBufferPointer { c in
+                        let rows: [UnsafePointer<Int16>?] = (0..<blocksHigh).map { c.baseAddress! + $0 * blocksWide * 64 }
+                        ck_jpeg_idct_rows(rows, blocksHigh, blocksWide, quant, &actual, stride, pool)
+                    }
+                    XCTAssertEqual(actual, expected, "\(blocksWide)x\(blocksHigh) blocks, isa \(isa), \(threads) threads")
+                }
+            }
+        }
+    }
+
     /// Fuzz defect 1 (docs/fuzzing.md): quantisation steps of 32767 with a checkerboard of ±1
     /// coefficients overflowed 32-bit signed arithmetic in the IDCT's second pass (undefined
     /// behaviour; fixed by computing in `uint32_t`, which wraps). The reproducer's bytes are made
@@ -171,11 +207,13 @@ final class JPEGKernelTests: XCTestCase {
 
     /// ck_jpeg_planes_to_rgb against ck_jpeg_upsample_row + ck_jpeg_ycbcr_to_rgb_row (or
     /// ck_jpeg_interleave_rgb_row) row by row, for 4:2:0, 4:2:2, 4:4:0, 4:4:4 and RGB files with
-    /// odd sizes.
+    /// odd sizes, on the calling thread and with the rows shared over 2 and 3 threads (the
+    /// larger images: the small ones stay on the calling thread).
     func testPlaneConversionEqualsTheRowKernels() throws {
         var g = SeededGenerator(seed: 701)
         for (width, height, h, v, rgb) in [(37, 23, 2, 2, false), (40, 9, 2, 1, false), (17, 30, 1, 2, false), (13, 7, 1, 1, false),
-                                           (1, 1, 2, 2, false), (21, 11, 1, 1, true)] {
+                                           (1, 1, 2, 2, false), (21, 11, 1, 1, true), (301, 203, 2, 2, false),
+                                           (259, 97, 2, 1, false), (173, 131, 1, 1, true)] {
             // Component 0 at full resolution, 1 and 2 subsampled by (h, v).
             let hs = [1, h, h], vs = [1, v, v]
             let lowWidth = (0..<3).map { (width + hs[$0] - 1) / hs[$0] }, lowHeight = (0..<3).map { (height + vs[$0] - 1) / vs[$0] }
@@ -208,22 +246,27 @@ final class JPEGKernelTests: XCTestCase {
                     }
                 }
             }
-            var actual = [UInt8](repeating: 7, count: width * height * 3 + 1)
-            let status = planes[0].withUnsafeBufferPointer { p0 in
-                planes[1].withUnsafeBufferPointer { p1 in
-                    planes[2].withUnsafeBufferPointer { p2 in
-                        let pointers = [p0.baseAddress, p1.baseAddress, p2.baseAddress]
-                        let descriptions = (0..<3).map {
-                            ck_jpeg_plane(samples: pointers[$0], stride: strides[$0], low_width: lowWidth[$0], low_height: lowHeight[$0],
-                                          h: Int32(hs[$0]), v: Int32(vs[$0]))
+            for threads in [1, 2, 3] {
+                let pool = threads > 1 ? ck_threadpool_create(Int32(threads)) : nil
+                defer { ck_threadpool_destroy(pool) }
+                var actual = [UInt8](repeating: 7, count: width * height * 3 + 1)
+                let status = planes[0].withUnsafeBufferPointer { p0 in
+                    planes[1].withUnsafeBufferPointer { p1 in
+                        planes[2].withUnsafeBufferPointer { p2 in
+                            let pointers = [p0.baseAddress, p1.baseAddress, p2.baseAddress]
+                            let descriptions = (0..<3).map {
+                                ck_jpeg_plane(samples: pointers[$0], stride: strides[$0], low_width: lowWidth[$0], low_height: lowHeight[$0],
+                                              h: Int32(hs[$0]), v: Int32(vs[$0]))
+                            }
+                            return ck_jpeg_planes_to_rgb(descriptions, rgb ? 1 : 0, width, height, &actual, pool)
                         }
-                        return ck_jpeg_planes_to_rgb(descriptions, rgb ? 1 : 0, width, height, &actual)
                     }
                 }
+                let label = "\(width)x\(height) h\(h) v\(v) rgb \(rgb), \(threads) threads"
+                XCTAssertEqual(status, 0)
+                XCTAssertEqual(actual.last, 7, "wrote past the image, \(label)")
+                XCTAssertEqual(Array(actual.dropLast()), expected, label)
             }
-            XCTAssertEqual(status, 0)
-            XCTAssertEqual(actual.last, 7, "wrote past the image, \(width)x\(height) h\(h) v\(v)")
-            XCTAssertEqual(Array(actual.dropLast()), expected, "\(width)x\(height) h\(h) v\(v) rgb \(rgb)")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Apps) import LiteInterpreter
-import MediaIO
-import VisionTasks
+@_spi(Apps) import MediaIO
+@_spi(Apps) import VisionTasks
 
 /// Section "live": a camera frame's whole trip, from JPEG bytes to result, beside MediaPipe's
 /// Python Tasks API doing the same with the same bytes (`scripts/benchmarks/mediapipe_live.py`:
@@ -151,12 +151,16 @@ struct LiveBenchmark {
     /// crop-rotate-resize and in the models (`StageStopwatch`).
     private func time(_ configuration: Configuration, bundle: URL, frames: [[UInt8]], threads: Int) throws
         -> (decode: [Double], task: [Double], models: [Double], imageToTensor: [Double]) {
-        let task = try BenchmarkTask.make(configuration.task, video: configuration.video, bundle: bundle, threads: threads)
+        let (task, taskThreads) = try BenchmarkTask.makeWithThreads(
+            configuration.task, video: configuration.video, bundle: bundle, threads: threads)
         var decode: [Double] = [], taskTimes: [Double] = [], models: [Double] = [], crops: [Double] = []
         defer { StageStopwatch.reset(enabled: false) }
         for (index, bytes) in frames.enumerated() {
             var image: MPImage?
-            let decodeTime = try milliseconds { image = MPImage(pixelBuffer: try ImageDecoder.decode(bytes).pixels) }
+            let data = Data(bytes)
+            let decodeTime = try milliseconds {
+                image = MPImage(pixelBuffer: try ImageDecoder.decode(data, threads: taskThreads).pixels)
+            }
             guard let image else { continue }
             StageStopwatch.reset(enabled: true)
             let taskTime = try milliseconds { _ = try task(image, index * 33) }

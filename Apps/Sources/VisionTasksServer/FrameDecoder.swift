@@ -1,6 +1,6 @@
 import Foundation
-import MediaIO
-import VisionTasks
+@_spi(Apps) import MediaIO
+@_spi(Apps) import VisionTasks
 
 /// Turns a client's encoded image into an `MPImage` within the server's limits: the byte
 /// count, then the pixel count declared by the header (before any pixel memory is allocated),
@@ -11,11 +11,14 @@ import VisionTasks
 ///
 /// An image wider or taller than the tasks take (`maxSide`) is `imageTooLarge` too, from the
 /// header when it can be read, else from the decoded size, never a `taskFailed` after decoding.
+///
+/// With `threads` (a live session's: its task's model threads, idle between frames) a JPEG's
+/// reconstruction is shared over them; the pixels are the same.
 enum FrameDecoder {
     /// The widest and tallest image the tasks take (their image-to-tensor step).
     static let maxSide = 32_767
 
-    static func decode(_ bytes: Data, limits: ServerLimits) throws(ServerError) -> MPImage {
+    static func decode(_ bytes: Data, limits: ServerLimits, threads: TaskThreads? = nil) throws(ServerError) -> MPImage {
         guard !bytes.isEmpty else { throw ServerError(code: .badImage, message: "the image is empty") }
         guard bytes.count <= limits.maxImageBytes else {
             throw ServerError(
@@ -33,7 +36,12 @@ enum FrameDecoder {
             guard width <= maxSide, height <= maxSide else { throw tooWide(width, height) }
         }
         do {
-            let pixels = try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels).pixels
+            let decoded = if let threads {
+                try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels, threads: threads)
+            } else {
+                try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels)
+            }
+            let pixels = decoded.pixels
             guard pixels.width <= maxSide, pixels.height <= maxSide else { throw tooWide(pixels.width, pixels.height) }
             return MPImage(pixelBuffer: pixels)
         } catch let error as ServerError {

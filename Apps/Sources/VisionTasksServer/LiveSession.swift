@@ -202,7 +202,8 @@ final class LiveSession: @unchecked Sendable {
     /// image and the task's output. Decoding's errors are its own (`badImage`, `imageTooLarge`),
     /// the task's are `taskFailed` (e.g. a timestamp that does not increase).
     static func run(_ frame: LiveFrame, on engine: TaskEngine, limits: ServerLimits) throws(ServerError) -> (MPImage, TaskOutput) {
-        let image = try FrameDecoder.decode(frame.image, limits: limits)
+        // The engine's threads decode too: this worker runs its frames one after another.
+        let image = try FrameDecoder.decode(frame.image, limits: limits, threads: engine.threads)
         do {
             return (image, try engine.process(image, timestampInMilliseconds: frame.timestampInMilliseconds))
         } catch {

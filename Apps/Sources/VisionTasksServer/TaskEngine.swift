@@ -32,6 +32,16 @@ final class TaskEngine: @unchecked Sendable {
         }
     }
 
+    /// The task's model threads, for decoding the next frame on the caller's thread before
+    /// `process` (never while it runs).
+    var threads: TaskThreads {
+        switch instance {
+        case .gesture(let recognizer): recognizer.threads
+        case .hands(let landmarker): landmarker.threads
+        case .pose(let landmarker): landmarker.threads
+        }
+    }
+
     /// Runs `image` (in video mode at `timestampInMilliseconds`, which must increase from call
     /// to call); errors are the task's `TasksError`s.
     func process(_ image: MPImage, timestampInMilliseconds: Int) throws -> TaskOutput {

@@ -21,12 +21,22 @@
 extern "C" {
 #endif
 
+struct ck_threadpool;
+
 /// Reconstructs `count` consecutive 8x8 blocks of one block row.
 /// `coefficients`: count * 64 quantised coefficients, natural (row-major) order, as libjpeg's
 /// JBLOCK. `quant`: the 64 quantisation steps in natural order. Block `b` is written to
 /// `out + 8 * b` (8 rows of 8 samples, `stride` bytes apart).
 void ck_jpeg_idct_blocks(const int16_t *coefficients, size_t count, const uint16_t quant[64],
                          uint8_t *out, ptrdiff_t stride);
+
+/// Reconstructs a whole component: `row_count` block rows of `blocks_wide` blocks each, block
+/// row `r` (blocks_wide * 64 coefficients at `rows[r]`) to `out + r * 8 * stride`, exactly as
+/// ck_jpeg_idct_blocks does row by row. With a `pool` (NULL: the calling thread alone) the
+/// rows are shared over its threads when there are enough of them to be worth waking a thread.
+void ck_jpeg_idct_rows(const int16_t *const *rows, size_t row_count, size_t blocks_wide,
+                       const uint16_t quant[64], uint8_t *out, ptrdiff_t stride,
+                       struct ck_threadpool *pool);
 
 /// Upsamples one row of a subsampled component to full width.
 /// `near` is the low-resolution row nearest to the output row, `far` the one on the other side
@@ -58,9 +68,11 @@ typedef struct ck_jpeg_plane {
 /// `is_rgb`, interleaves them as R, G, B): for each output row y exactly what
 /// ck_jpeg_upsample_row (rows y / 2 and its neighbour on y's side for v = 2, row y / v
 /// otherwise) and ck_jpeg_ycbcr_to_rgb_row do, in one call without copies for full-resolution
-/// components. Returns 0, or 1 when its row buffers cannot be allocated.
+/// components. With a `pool` (NULL: the calling thread alone) the output rows are shared over
+/// its threads; every row is computed the same way on any thread. Returns 0, or 1 when its row
+/// buffers cannot be allocated.
 int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t width, size_t height,
-                          uint8_t *rgb);
+                          uint8_t *rgb, struct ck_threadpool *pool);
 
 /// Converts a row of (Adobe, inverted) CMYK samples, 4 bytes a pixel, to RGB:
 /// each of C, M, Y is multiplied by K with rounding (x * k / 255).

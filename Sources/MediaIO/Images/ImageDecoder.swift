@@ -1,5 +1,5 @@
 import Foundation
-import VisionTasks
+@_spi(Apps) import VisionTasks
 
 /// A decoded image file: its pixels, already turned upright by the file's EXIF orientation.
 public struct DecodedImage: Sendable {
@@ -48,6 +48,16 @@ public enum ImageDecoder {
         try data.withUnsafeBytes { try decode($0, source: source, maxPixels: maxPixels) }
     }
 
+    /// `decode(_:source:maxPixels:)` with a JPEG's reconstruction (inverse DCT, upsampling,
+    /// colour conversion) shared over a task's model threads; the pixels are the same. For a
+    /// caller that decodes each frame and then runs the task on it, on one thread (a server's
+    /// live session).
+    @_spi(Apps) public static func decode(
+        _ data: Data, source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels, threads: TaskThreads
+    ) throws -> DecodedImage {
+        try data.withUnsafeBytes { try decode($0, source: source, maxPixels: maxPixels, pool: threads.handle) }
+    }
+
     /// The container of encoded bytes, from their signature; nil when neither JPEG nor PNG.
     public static func container(of data: UnsafeRawBufferPointer) -> DecodedImage.Container? {
         if data.count >= 3, data[0] == 0xFF, data[1] == 0xD8, data[2] == 0xFF { return .jpeg }
@@ -56,11 +66,13 @@ public enum ImageDecoder {
         return nil
     }
 
-    static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> DecodedImage {
+    static func decode(
+        _ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels, pool: OpaquePointer? = nil
+    ) throws -> DecodedImage {
         guard data.count > 0 else { throw MediaIOError(source: source, reason: .empty) }
         switch container(of: data) {
         case .jpeg:
-            let stored = try JPEGDecoder.decode(data, source: source, maxPixels: maxPixels)
+            let stored = try JPEGDecoder.decode(data, source: source, maxPixels: maxPixels, pool: pool)
             let orientation = EXIFReader.orientation(inJPEG: data)
             return DecodedImage(pixels: stored.reoriented(orientation), container: .jpeg, exifOrientation: orientation)
         case .png:

@@ -18,7 +18,12 @@ enum JPEGDecoder {
     /// `maxPixels` is the caller's limit, checked on the dimensions libjpeg read from the frame
     /// header (not a separate scan of the file, which could disagree with libjpeg about where
     /// the header is) before the coefficients are allocated.
-    static func decode(_ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels) throws -> PixelBuffer {
+    ///
+    /// `pool` (a `ck_threadpool`, nil for the calling thread alone) shares our reconstruction's
+    /// rows over its threads; the pixels do not depend on it.
+    static func decode(
+        _ data: UnsafeRawBufferPointer, source: String, maxPixels: Int = ImageLimits.maxPixels, pool: OpaquePointer? = nil
+    ) throws -> PixelBuffer {
         guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else {
             throw MediaIOError(source: source, reason: .empty)
         }
@@ -40,7 +45,7 @@ enum JPEGDecoder {
 
         let components = Int(reader.pointee.info.num_components)
         if let layout = ReconstructionLayout(reader: reader, components: components) {
-            return try reconstruct(reader, layout: layout, width: width, height: height, source: source)
+            return try reconstruct(reader, layout: layout, width: width, height: height, source: source, pool: pool)
         }
         return try decodeWithLibjpeg(reader, components: components, width: width, height: height, source: source)
     }
@@ -77,7 +82,7 @@ enum JPEGDecoder {
 
     private static func reconstruct(
         _ reader: UnsafeMutablePointer<vt_jpeg_reader>, layout: ReconstructionLayout,
-        width: Int, height: Int, source: String
+        width: Int, height: Int, source: String, pool: OpaquePointer?
     ) throws -> PixelBuffer {
         if vt_jpeg_read_coefficients(reader) != 0 { throw failure(reader, source: source, fatal: true) }
         try checkDamage(reader, source: source)
@@ -98,21 +103,22 @@ enum JPEGDecoder {
             guard vt_jpeg_quant_table(reader, Int32(c), &quant) != 0 else {
                 throw MediaIOError(source: source, reason: .corrupt("component \(c) has no quantisation table"))
             }
-            var failed = false
+            // Every block row's coefficients first, on this thread (libjpeg is not for several
+            // threads); libjpeg-turbo keeps the whole coefficient image in memory, so the rows
+            // stay where they are until the reader is destroyed.
+            var rows: [UnsafePointer<Int16>?] = []
+            rows.reserveCapacity(blocksHigh)
+            for row in 0..<blocksHigh {
+                guard let blocks = vt_jpeg_block_row(reader, Int32(c), UInt32(row)) else {
+                    throw failure(reader, source: source, fatal: true)
+                }
+                rows.append(UnsafePointer(blocks))
+            }
             let plane = [UInt8](unsafeUninitializedCapacity: stride * blocksHigh * 8) { buffer, initialized in
                 initialized = buffer.count
                 guard let o = buffer.baseAddress else { return }
-                for row in 0..<blocksHigh {
-                    guard let blocks = vt_jpeg_block_row(reader, Int32(c), UInt32(row)) else {
-                        failed = true
-                        // The rest is never read: the decode fails below.
-                        (o + row * 8 * stride).initialize(repeating: 0, count: (blocksHigh - row) * 8 * stride)
-                        return
-                    }
-                    ck_jpeg_idct_blocks(blocks, blocksWide, quant, o + row * 8 * stride, stride)
-                }
+                ck_jpeg_idct_rows(rows, blocksHigh, blocksWide, quant, o, stride, pool)
             }
-            if failed { throw failure(reader, source: source, fatal: true) }
             planes.append(plane)
             planeStride.append(stride)
             lowWidth.append((width + layout.h[c] - 1) / layout.h[c])
@@ -144,7 +150,7 @@ enum JPEGDecoder {
                             status = 1
                             return
                         }
-                        status = ck_jpeg_planes_to_rgb(descriptions, layout.isRGB ? 1 : 0, width, height, base)
+                        status = ck_jpeg_planes_to_rgb(descriptions, layout.isRGB ? 1 : 0, width, height, base, pool)
                         if status != 0 { buffer.initialize(repeating: 0) }
                     }
                 }

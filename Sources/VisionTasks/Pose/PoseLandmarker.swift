@@ -146,4 +146,8 @@ public final class PoseLandmarker: @unchecked Sendable {
         get { workerPool.activeThreadCount }
         set { workerPool.activeThreadCount = newValue }
     }
+
+    /// The threads the models run on, for work on a frame between calls (its decoding); see
+    /// `TaskThreads` for when they may be used.
+    @_spi(Apps) public var threads: TaskThreads { TaskThreads(pool: workerPool) }
 }
