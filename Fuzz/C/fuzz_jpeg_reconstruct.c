@@ -6,7 +6,7 @@
 // write past it is an AddressSanitizer report, and any signed overflow a UBSan report. Each kernel
 // runs with the portable code and again at every SIMD level the CPU runs (AVX2, AVX-512); the
 // outputs must agree. ck_jpeg_planes_to_rgb must also equal the row kernels it is documented to
-// combine.
+// combine, and give the same rows shared over two threads.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +147,12 @@ static void fuzz_planes(input *in) {
 
     if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, a, NULL) == 0) {
         same(expected, a, outSize, "ck_jpeg_planes_to_rgb (against the row kernels)", CK_ISA_PORTABLE);
+        // The rows shared over two threads (the larger images: the smaller stay on the caller).
+        static ck_threadpool *pool;
+        if (pool == NULL) pool = ck_threadpool_create(2);
+        if (pool != NULL && ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, b, pool) == 0) {
+            same(a, b, outSize, "ck_jpeg_planes_to_rgb on two threads", CK_ISA_PORTABLE);
+        }
         for (size_t l = 0; l < SIMD_LEVEL_COUNT; l++) {
             if (!ck_set_isa(simd_levels[l])) continue;
             if (ck_jpeg_planes_to_rgb(planes, is_rgb, width, height, b, NULL) == 0) {
