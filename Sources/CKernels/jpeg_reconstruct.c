@@ -11,7 +11,6 @@
 #include "nn/ck_internal.h" // ck_parallel_for, ck_pool_for_work
 
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -452,19 +451,28 @@ typedef struct rgb_job {
     _Atomic int failed;
 } rgb_job;
 
-/// Output rows [begin, end), with row buffers of their own for the subsampled components.
+/// Output rows [begin, end), the subsampled components upsampled into the running thread's own
+/// row buffer (ck_thread_buffer: kept from call to call, so no allocation per range).
 static void rgb_range(void *context, size_t begin, size_t end) {
     rgb_job *job = (rgb_job *)context;
     const ck_jpeg_plane *planes = job->planes;
-    uint8_t *scratch[3] = {NULL, NULL, NULL};
+    size_t offsets[3], bytes = 0;
     for (int c = 0; c < 3; c++) {
+        offsets[c] = bytes;
         if (planes[c].h == 1 && planes[c].v == 1) continue; // rows are read in place
-        scratch[c] = (uint8_t *)malloc(planes[c].low_width * (size_t)planes[c].h + 8);
-        if (scratch[c] == NULL) {
-            for (int i = 0; i < 3; i++) free(scratch[i]);
+        bytes += planes[c].low_width * (size_t)planes[c].h + 8;
+    }
+    uint8_t *buffer = NULL;
+    if (bytes > 0) {
+        buffer = (uint8_t *)ck_thread_buffer(CK_BUFFER_UPSAMPLED_ROWS, (bytes + sizeof(float) - 1) / sizeof(float), NULL);
+        if (buffer == NULL) {
             atomic_store(&job->failed, 1);
             return;
         }
+    }
+    uint8_t *scratch[3] = {NULL, NULL, NULL};
+    for (int c = 0; c < 3; c++) {
+        if (!(planes[c].h == 1 && planes[c].v == 1)) scratch[c] = buffer + offsets[c];
     }
     const size_t width = job->width;
     for (size_t y = begin; y < end; y++) {
@@ -494,7 +502,6 @@ static void rgb_range(void *context, size_t begin, size_t end) {
             ck_jpeg_ycbcr_to_rgb_row(row[0], row[1], row[2], width, job->rgb + y * width * 3);
         }
     }
-    for (int c = 0; c < 3; c++) free(scratch[c]);
 }
 
 int ck_jpeg_planes_to_rgb(const ck_jpeg_plane planes[3], int is_rgb, size_t width, size_t height,

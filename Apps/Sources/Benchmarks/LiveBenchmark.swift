@@ -157,9 +157,8 @@ struct LiveBenchmark {
         defer { StageStopwatch.reset(enabled: false) }
         for (index, bytes) in frames.enumerated() {
             var image: MPImage?
-            let data = Data(bytes)
             let decodeTime = try milliseconds {
-                image = MPImage(pixelBuffer: try ImageDecoder.decode(data, threads: taskThreads).pixels)
+                image = MPImage(pixelBuffer: try ImageDecoder.decode(bytes, threads: taskThreads).pixels)
             }
             guard let image else { continue }
             StageStopwatch.reset(enabled: true)

@@ -36,12 +36,7 @@ enum FrameDecoder {
             guard width <= maxSide, height <= maxSide else { throw tooWide(width, height) }
         }
         do {
-            let decoded = if let threads {
-                try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels, threads: threads)
-            } else {
-                try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels)
-            }
-            let pixels = decoded.pixels
+            let pixels = try ImageDecoder.decode(bytes, source: "the image", maxPixels: limits.maxImagePixels, threads: threads).pixels
             guard pixels.width <= maxSide, pixels.height <= maxSide else { throw tooWide(pixels.width, pixels.height) }
             return MPImage(pixelBuffer: pixels)
         } catch let error as ServerError {

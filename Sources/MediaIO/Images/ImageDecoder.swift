@@ -49,13 +49,14 @@ public enum ImageDecoder {
     }
 
     /// `decode(_:source:maxPixels:)` with a JPEG's reconstruction (inverse DCT, upsampling,
-    /// colour conversion) shared over a task's model threads; the pixels are the same. For a
-    /// caller that decodes each frame and then runs the task on it, on one thread (a server's
-    /// live session).
+    /// colour conversion) shared over a task's model threads (nil: the calling thread alone);
+    /// the pixels are the same. For a caller that decodes each frame and then runs the task on
+    /// it, on one thread (a server's live session).
     @_spi(Apps) public static func decode(
-        _ data: Data, source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels, threads: TaskThreads
+        _ data: some ContiguousBytes, source: String = "<memory>", maxPixels: Int = ImageLimits.maxPixels,
+        threads: TaskThreads?
     ) throws -> DecodedImage {
-        try data.withUnsafeBytes { try decode($0, source: source, maxPixels: maxPixels, pool: threads.handle) }
+        try data.withUnsafeBytes { try decode($0, source: source, maxPixels: maxPixels, pool: threads?.handle) }
     }
 
     /// The container of encoded bytes, from their signature; nil when neither JPEG nor PNG.
