@@ -148,8 +148,8 @@ final class ExpansionDepthwiseTests: XCTestCase {
     }
 
     /// Small images in groups of channels: channel counts that end in a whole group, a single
-    /// panel and a part of a panel, float32 and half-precision panels and sparse weights, one to
-    /// three threads.
+    /// panel and a part of a panel, counts of panels that no number of groups divides (29 and 5
+    /// panels of 16), float32 and half-precision panels and sparse weights, one to three threads.
     func testGroupsOfChannelsMatchTheTwoKernelsBitForBit() {
         let cases = [
             Case(h: 7, w: 7, k: 24, c: 96, kernel: 5, stride: 1, dilation: 1, padTop: 2, padLeft: 2),
@@ -157,6 +157,8 @@ final class ExpansionDepthwiseTests: XCTestCase {
             Case(h: 8, w: 8, k: 32, c: 72, kernel: 5, stride: 2, dilation: 1, padTop: 1, padLeft: 1),
             Case(h: 6, w: 5, k: 7, c: 21, kernel: 3, stride: 1, dilation: 2, padTop: 2, padLeft: 2),
             Case(h: 3, w: 9, k: 40, c: 200, kernel: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1),
+            Case(h: 7, w: 7, k: 24, c: 464, kernel: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1),
+            Case(h: 4, w: 4, k: 8, c: 80, kernel: 3, stride: 1, dilation: 1, padTop: 1, padLeft: 1),
         ]
         forEachPool { pool, threads in
             for (index, t) in cases.enumerated() {
