@@ -120,9 +120,10 @@ final class SparseConvolutionTests: XCTestCase {
 
     func testThreadCountsGiveIdenticalResults() {
         var g = SeededGenerator(seed: 15)
-        // One tile of 49 or 20 pixels with n > k (the input shared by the threads) and n < k
-        // (tiles of pixels), and several tiles.
-        for (m, n, k) in [(49, 96, 200), (300, 40, 64), (49, 200, 48), (20, 1000, 30), (49, 24, 600)] {
+        // One tile of 49 or 20 pixels with n > k (the input shared by the threads, in groups of
+        // 16s that do not divide evenly: 13 and 29 of them) and n < k (tiles of pixels), and
+        // several tiles.
+        for (m, n, k) in [(49, 96, 200), (300, 40, 64), (49, 200, 48), (49, 464, 112), (20, 1000, 30), (49, 24, 600)] {
             let c = Case(m: m, n: n, k: k, density: 0.25, &g, test: self)
             let e = Epilogue.all[2]
             let single = sparse(c, e)

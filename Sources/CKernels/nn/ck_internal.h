@@ -38,6 +38,16 @@ static inline ck_threadpool *ck_pool_for_work(ck_threadpool *pool, size_t work) 
     return work < CK_PARALLEL_MIN_WORK ? NULL : pool;
 }
 
+/// The first of `units` work units in part `part` of `parts` (`units` for part >= parts): the
+/// units shared out as evenly as whole steps of `step` allow, every part but the last starting
+/// and ending on a multiple of `step`. Parts of one rounded-up size leave the last one short, or
+/// fewer parts than asked: 29 panels in 6 parts of whole pairs come out as 6, 6, 6, 6, 5 and
+/// none that way, and 4, 6, 4, 6, 4 and 5 here. No part is empty while parts * step <= units.
+static inline size_t ck_even_part_start(size_t part, size_t parts, size_t units, size_t step) {
+    if (part >= parts) return units;
+    return step * ((part * units + parts * step / 2) / (parts * step));
+}
+
 /// The running thread's index in the pool that runs it: 0 for the thread that called
 /// ck_parallel_for (or any thread outside a pool), 1 ... threads - 1 for the pool's workers.
 /// Kernels that need per-thread scratch memory index a caller-provided buffer with it.

@@ -197,7 +197,9 @@ void spconv_shared_channels(const sp_job *job, size_t jb, size_t je) {
 static void shared_range(void *context, size_t begin, size_t end) {
     const sp_job *job = (const sp_job *)context;
     for (size_t group = begin; group < end; group++) {
-        spconv_shared_channels(job, group * job->group_size, CK_MIN(job->p->n, (group + 1) * job->group_size));
+        const size_t jb = 16 * ck_even_part_start(group, job->groups, job->sixteens, 1);
+        const size_t je = CK_MIN(job->p->n, 16 * ck_even_part_start(group + 1, job->groups, job->sixteens, 1));
+        spconv_shared_channels(job, jb, je);
     }
 }
 
@@ -255,8 +257,8 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
     if (threads > 1 && tiles == 1 && p->k < p->n && (p->n + 15) / 16 >= threads && job.simd && p->scratch_slots >= threads) {
         // One tile of pixels (a 7x7 layer) that expands its channels, on threads, with a 16 of
         // output channels for each: each thread transposes the whole input into its own area
-        // (before its first group), then takes groups of output channels (whole 16s, two groups
-        // per thread) over it. Transposing once into one area shared by the threads made each
+        // (before its first group), then takes groups of output channels (two groups per thread,
+        // as even as whole 16s allow: ck_even_part_start) over it. Transposing once into one area shared by the threads made each
         // thread read half the transposed rows from the other core: pose_detection's 7x7x192 ->
         // 1152 layers took 0.051-0.054 ms at best on 2 threads that way and 0.042-0.046 this way
         // when each runs twice before it is timed, 0.055-0.060 and 0.051-0.055 in the flow
@@ -278,9 +280,8 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
         // here, pose_detection's five 7x7 projections still summed 0.371-0.423 ms this way
         // against 0.276-0.293 with tiles (docs/benchmarks.md).
         job.tiles = 1;
-        const size_t sixteens = (p->n + 15) / 16, groups = CK_MIN(sixteens, 2 * threads);
-        job.group_size = (sixteens + groups - 1) / groups * 16;
-        job.groups = (p->n + job.group_size - 1) / job.group_size;
+        job.sixteens = (p->n + 15) / 16;
+        job.groups = CK_MIN(job.sixteens, 2 * threads);
         job.serial = ck_call_serial();
         ck_parallel_for(pool, job.groups, shared_range, &job);
         return;

@@ -32,8 +32,9 @@ typedef struct sp_job {
     const uint8_t *rows;       ///< 4 per (group, position): slot c's row of xt
     size_t vectors;   ///< groups of 8 pixels
     size_t tiles;
-    /// Output channel groups of the shared-input mode (see ck_spconv) and their size.
-    size_t groups, group_size;
+    /// The shared-input mode's groups of output channels (see ck_spconv) and the 16s of output
+    /// channels they share (ck_even_part_start).
+    size_t groups, sixteens;
     uint64_t serial;
     int simd;
     int avx512;
