@@ -1,5 +1,5 @@
 import Foundation
-@testable import LiteInterpreter
+@_spi(Apps) @testable import LiteInterpreter
 import TestSupport
 import XCTest
 
@@ -99,6 +99,30 @@ final class InterpreterTests: XCTestCase {
                 XCTAssertEqual(outputs, expected, "\(threads) thread(s), \(repeats) untimed runs per operator")
             }
         }
+    }
+
+    /// While the pool adds up busy times, a profiled invoke gives each operator every thread's time
+    /// in its pieces: both threads work in pose_detection's first convolution, no thread works
+    /// longer than the operator took, and nothing is counted when the pool does not measure.
+    func testProfiledInvokesGiveEachThreadsTimeInItsPieces() throws {
+        let model = try Model(contentsOf: try SharedTestData.installedModel("pose_detection.tflite"))
+        let single = try Interpreter(model: model, options: .init(threadCount: 1))
+        XCTAssertTrue(try single.invokeProfiled().allSatisfy { $0.threadSeconds.isEmpty })
+        let interpreter = try Interpreter(model: model, options: .init(threadCount: 2))
+        try interpreter.invoke()
+        XCTAssertTrue(try interpreter.invokeProfiled().allSatisfy { $0.threadSeconds == [0, 0] })
+        interpreter.measureBusyTime(true)
+        let timings = try interpreter.invokeProfiled()
+        interpreter.measureBusyTime(false)
+        XCTAssertTrue(timings.allSatisfy { $0.threadSeconds.count == 2 })
+        for timing in timings {
+            for seconds in timing.threadSeconds {
+                XCTAssertGreaterThanOrEqual(seconds, 0, "operator \(timing.operatorIndex)")
+                XCTAssertLessThanOrEqual(seconds, timing.seconds, "operator \(timing.operatorIndex)")
+            }
+        }
+        let first = try XCTUnwrap(timings.first { $0.kind.hasPrefix("CONV_2D 3x3/2") })
+        XCTAssertTrue(first.threadSeconds.allSatisfy { $0 > 0 }, "\(first.threadSeconds)")
     }
 
     /// Tensors alive at the same step of the schedule never share bytes; the rest share. The

@@ -16,6 +16,9 @@ struct ProfileBenchmark {
     private struct Samples {
         var operators: [OperatorTiming] = []
         var seconds: [[Double]] = []
+        /// `threadSeconds[run][operator]`: each thread's time at work in the operator's pieces
+        /// (OperatorTiming.threadSeconds), in the flow at several threads; else empty.
+        var threadSeconds: [[[Double]]] = []
 
         /// Operator `index`'s times over all runs.
         func column(_ index: Int) -> [Double] { seconds.map { $0[index] } }
@@ -46,6 +49,7 @@ struct ProfileBenchmark {
                         let timings = try interpreters[index].invokeProfiled(repeatsBeforeTiming: options.inPlaceRepeats)
                         if samples[index].operators.isEmpty { samples[index].operators = timings }
                         samples[index].seconds.append(timings.map(\.seconds))
+                        if options.inPlaceRepeats == 0, counts[index] > 1 { samples[index].threadSeconds.append(timings.map(\.threadSeconds)) }
                     }
                     interpreters[index].measureBusyTime(false)
                 }
@@ -111,13 +115,29 @@ struct ProfileBenchmark {
         return line + "."
     }
 
+    /// Where the threads waited in one operator: its mean time less the calling thread's mean time
+    /// in its pieces, and the same for the workers (their mean), in µs; "alone" when no piece
+    /// was timed (the operator ran on the calling thread only).
+    private func idleCell(_ samples: Samples, operator index: Int) -> String {
+        let runs = samples.threadSeconds.compactMap { $0.indices.contains(index) ? $0[index] : nil }
+        guard let threads = runs.first?.count, threads > 1, runs.count == samples.seconds.count else { return "n/a" }
+        let mean = samples.column(index).reduce(0, +) / Double(runs.count)
+        let busy = (0..<threads).map { thread in runs.reduce(0) { $0 + $1[thread] } / Double(runs.count) }
+        guard busy.contains(where: { $0 > 0 }) else { return "alone" }
+        let workers = busy.dropFirst().reduce(0, +) / Double(threads - 1)
+        return String(format: "%.1f / %.1f", (mean - busy[0]) * 1e6, (mean - workers) * 1e6)
+    }
+
     /// Every operator in execution order: its best and median time at each thread count and its
     /// rate at the first; for each further count, the speed-up of the medians and the time lost
     /// against a perfect split (median at n threads minus the first count's median x first / n).
+    /// In the flow, also where the threads waited in each operator (idleCell).
     private func operatorTable(file: URL, counts: [Int], samples: [Samples]) -> String {
         var headers = ["#", "operator", "shapes", "GMAC/s (\(counts[0])T)"]
         for threads in counts { headers += ["best ms (\(threads)T)", "median ms (\(threads)T)"] }
         for threads in counts.dropFirst() { headers += ["speed-up (\(threads)T)", "lost µs (\(threads)T)"] }
+        let idleColumns = counts.indices.dropFirst().filter { !samples[$0].threadSeconds.isEmpty }
+        for column in idleColumns { headers.append("idle µs, caller / worker\(counts[column] > 2 ? "s" : "") (\(counts[column])T)") }
         var table = TablePrinter(headers: headers)
         let base = samples[0]
         var lostTotals = [Double](repeating: 0, count: counts.count)
@@ -135,6 +155,7 @@ struct ProfileBenchmark {
                 row += [medians[column] > 0 ? String(format: "%.2fx", medians[0] / medians[column]) : "n/a",
                         String(format: "%.1f", lost * 1e6)]
             }
+            for column in idleColumns { row.append(idleCell(samples[column], operator: index)) }
             table.add(row)
         }
         let lost = counts.indices.dropFirst().map { "\(counts[$0]) threads \(formatMilliseconds(lostTotals[$0] * 1000)) ms" }

@@ -167,12 +167,16 @@ public final class Interpreter {
     public func invokeProfiled(repeatsBeforeTiming: Int = 0) throws -> [OperatorTiming] {
         let handle = pool.handle
         let clock = ContinuousClock()
+        let threads = pool.threadCount > 1
         return zip(steps, stepLabels).map { bound, label in
             for _ in 0..<max(0, repeatsBeforeTiming) { bound.run(pool: handle) }
+            let before = threads ? pool.busyTime().threads : []
             let elapsed = clock.measure { bound.run(pool: handle) }
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return OperatorTiming(operatorIndex: label.operatorIndex, kind: label.kind, detail: label.detail,
-                                  multiplyAdds: label.multiplyAdds, seconds: seconds)
+            var timing = OperatorTiming(operatorIndex: label.operatorIndex, kind: label.kind, detail: label.detail,
+                                        multiplyAdds: label.multiplyAdds, seconds: seconds)
+            if threads { timing.threadSeconds = zip(pool.busyTime().threads, before).map { $0 - $1 } }
+            return timing
         }
     }
 

@@ -10,4 +10,8 @@ public struct OperatorTiming: Sendable, Equatable {
     public let multiplyAdds: Int
     /// Wall-clock time the operator took, in seconds.
     public let seconds: Double
+    /// Each thread's time at work in the operator's pieces, in seconds, the calling thread first,
+    /// while the interpreter adds up busy times (`Interpreter.measureBusyTime(_:)`); zeros when it
+    /// does not, or when the operator ran on the calling thread alone, and empty at one thread.
+    @_spi(Apps) public internal(set) var threadSeconds: [Double] = []
 }
