@@ -185,7 +185,10 @@ typedef struct ck_spconv_params {
     const float *residual;
     size_t residual_stride;
     float sum_min, sum_max;
-    float *scratch;          ///< scratch_slots x ck_spconv_scratch_floats(n, k) floats
+    /// scratch_slots x ck_spconv_scratch_floats(n, k) floats; NULL runs the portable kernel. Each
+    /// thread works in a buffer of its own that every sparse layer it runs reuses, and in its
+    /// slot here only when that buffer cannot be had.
+    float *scratch;
     size_t scratch_slots;    ///< at least the thread count of the pool passed to ck_spconv
 } ck_spconv_params;
 

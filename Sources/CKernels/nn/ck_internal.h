@@ -62,6 +62,7 @@ uint64_t ck_call_serial(void);
 typedef enum ck_thread_buffer_kind {
     CK_BUFFER_WIDE_PANELS,    ///< float32 copies of half-precision GEMM panels (gemm_widen_avx512.c)
     CK_BUFFER_EXPANDED_IMAGE, ///< an expansion's output by channels (expand_dwconv.c)
+    CK_BUFFER_SPARSE_TILES,   ///< a sparse 1x1 layer's transposed tiles (spconv.c)
     CK_BUFFER_UPSAMPLED_ROWS, ///< a JPEG's chroma rows at full width (jpeg_reconstruct.c)
     CK_THREAD_BUFFER_KINDS
 } ck_thread_buffer_kind;
