@@ -151,7 +151,6 @@ void ck_spconv_pack(size_t n, size_t k, const float *weights, const float *bias,
     pack_groups(n, k, weights, bias, packed);
 }
 
-/// The shared-input call (ck_call_serial) whose input this thread has transposed into its area.
 /// This thread's scratch for `p`: its own buffer (ck_thread_buffer), which every sparse layer the
 /// thread runs reuses, so that the transposed tiles stay in its caches from one layer to the
 /// next; else (no memory for it) its slot of the caller's scratch, NULL past the slots. Each layer
@@ -168,6 +167,7 @@ static float *sp_thread_scratch(const ck_spconv_params *p) {
     return slot < p->scratch_slots ? p->scratch + slot * floats : NULL;
 }
 
+/// The shared-input call (ck_call_serial) whose input this thread has transposed into its area.
 static _Thread_local uint64_t shared_transposed;
 
 int spconv_shares_input(const sp_job *job) {
@@ -286,8 +286,9 @@ void ck_spconv(const ck_spconv_params *p, ck_threadpool *pool) {
         // One tile of pixels (a 7x7 layer) that expands its channels, on threads, with a 16 of
         // output channels for each: each thread transposes the whole input into its own area
         // (before its first group), then takes groups of output channels (two groups per thread,
-        // as even as whole 16s allow: ck_even_part_start) over it. Transposing once into one area shared by the threads made each
-        // thread read half the transposed rows from the other core: pose_detection's 7x7x192 ->
+        // as even as whole 16s allow: ck_even_part_start) over it. Transposing once into one area
+        // shared by the threads made each thread read half the transposed rows from the other
+        // core: pose_detection's 7x7x192 ->
         // 1152 layers took 0.051-0.054 ms at best on 2 threads that way and 0.042-0.046 this way
         // when each runs twice before it is timed, 0.055-0.060 and 0.051-0.055 in the flow
         // (vision-tasks-bench --profile-operators [--in-place 2] --threads 1,2 --runs 300
